@@ -1,0 +1,246 @@
+// The subset of the Kubernetes core/v1 API that probing and running pods need.
+// Field names and shapes follow core/v1 exactly so YAML/JSON manifests map onto these
+// types without translation. Data only: defaulting lives in defaults.ts, validation in
+// validation.ts.
+
+/** IntOrString is core/v1's int-or-string (ports may be numbers or IANA names). */
+export type IntOrString = number | string;
+
+/** ObjectMeta is the subset of metav1.ObjectMeta that probelet uses. */
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+  /** Set when graceful deletion has started (RFC 3339). */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  generation?: number;
+  resourceVersion?: string;
+}
+
+/** ExecAction runs a command inside the container (no shell unless the command invokes one). */
+export interface ExecAction {
+  command?: string[];
+}
+
+/** HTTPHeader is one custom header of an httpGet probe. */
+export interface HTTPHeader {
+  name: string;
+  value: string;
+}
+
+/** HTTPGetAction describes an HTTP GET probe. */
+export interface HTTPGetAction {
+  path?: string;
+  port: IntOrString;
+  host?: string;
+  /** "HTTP" or "HTTPS" (case-sensitive at the API). */
+  scheme?: string;
+  httpHeaders?: HTTPHeader[];
+}
+
+/** TCPSocketAction describes a TCP connect probe. */
+export interface TCPSocketAction {
+  port: IntOrString;
+  host?: string;
+}
+
+/** GRPCAction describes a grpc.health.v1 Check probe. The port is a number, never a name. */
+export interface GRPCAction {
+  port: number;
+  /** Defaulted to "" by the API server. */
+  service?: string;
+}
+
+/** ProbeHandler holds exactly one of the four probe actions. */
+export interface ProbeHandler {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+  grpc?: GRPCAction;
+}
+
+/** Probe is core/v1 Probe: a handler plus timing and thresholds. */
+export interface Probe extends ProbeHandler {
+  initialDelaySeconds?: number;
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+  /** Liveness and startup only; overrides the pod's grace period for kills this probe causes. */
+  terminationGracePeriodSeconds?: number;
+}
+
+/** ContainerPort is one declared port of a container; probes resolve named ports against these. */
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  hostPort?: number;
+  protocol?: string;
+  hostIP?: string;
+}
+
+/** EnvVarSource is kept opaque: probes expand `$(VAR)` of such variables to "". */
+export type EnvVarSource = Record<string, unknown>;
+
+/** EnvVar is one environment variable of a container. */
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: EnvVarSource;
+}
+
+/** LifecycleHandler is a postStart/preStop action. */
+export interface LifecycleHandler {
+  exec?: ExecAction;
+  httpGet?: HTTPGetAction;
+  tcpSocket?: TCPSocketAction;
+  sleep?: { seconds: number };
+}
+
+/** Lifecycle holds a container's postStart and preStop hooks. */
+export interface Lifecycle {
+  postStart?: LifecycleHandler;
+  preStop?: LifecycleHandler;
+}
+
+/** Container is core/v1 Container (the fields probelet reads). */
+export interface Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  workingDir?: string;
+  ports?: ContainerPort[];
+  env?: EnvVar[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  lifecycle?: Lifecycle;
+  /** Only "Always" is valid, and only on init containers (which makes them sidecars). */
+  restartPolicy?: string;
+  imagePullPolicy?: string;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+  resources?: Record<string, unknown>;
+  securityContext?: Record<string, unknown>;
+  stdin?: boolean;
+  tty?: boolean;
+}
+
+/** PodReadinessGate names an extra condition that must be True for the pod to be Ready. */
+export interface PodReadinessGate {
+  conditionType: string;
+}
+
+/** RestartPolicy is the pod-level restart policy. */
+export type RestartPolicy = "Always" | "OnFailure" | "Never";
+
+/** PodSpec is core/v1 PodSpec (the fields probelet reads). */
+export interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  restartPolicy?: RestartPolicy;
+  terminationGracePeriodSeconds?: number;
+  readinessGates?: PodReadinessGate[];
+  hostNetwork?: boolean;
+  nodeName?: string;
+  dnsPolicy?: string;
+  schedulerName?: string;
+  securityContext?: Record<string, unknown>;
+  activeDeadlineSeconds?: number;
+}
+
+/** ContainerStateWaiting: the container is not yet running. */
+export interface ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+
+/** ContainerStateRunning: the container is running since startedAt. */
+export interface ContainerStateRunning {
+  startedAt?: string;
+}
+
+/** ContainerStateTerminated: the container has exited. */
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+
+/** ContainerState holds at most one of waiting, running, terminated. */
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+/** ContainerStatus is core/v1 ContainerStatus. */
+export interface ContainerStatus {
+  name: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+  ready: boolean;
+  restartCount: number;
+  image?: string;
+  imageID?: string;
+  /** `<runtime>://<id>`; empty while no container exists. */
+  containerID?: string;
+  started?: boolean;
+}
+
+/** PodConditionType names the pod conditions the kubelet manages. */
+export type PodConditionType =
+  | "PodReadyToStartContainers"
+  | "Initialized"
+  | "ContainersReady"
+  | "Ready"
+  | "PodScheduled"
+  | (string & {});
+
+/** ConditionStatus is "True", "False" or "Unknown". */
+export type ConditionStatus = "True" | "False" | "Unknown";
+
+/** PodCondition is one entry of pod.status.conditions. */
+export interface PodCondition {
+  type: PodConditionType;
+  status: ConditionStatus;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+/** PodPhase is the pod's high-level phase. */
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+/** PodStatus is core/v1 PodStatus. */
+export interface PodStatus {
+  phase?: PodPhase;
+  conditions?: PodCondition[];
+  message?: string;
+  reason?: string;
+  hostIP?: string;
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[];
+}
+
+/** Pod is core/v1 Pod. */
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec: PodSpec;
+  status?: PodStatus;
+}

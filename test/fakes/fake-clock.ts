@@ -1,0 +1,72 @@
+// FakeClock: a manually advanced Clock for deterministic timing tests.
+import type { Clock } from "../../src/util/clock.js";
+
+interface Sleeper {
+  at: number;
+  resolve: () => void;
+}
+
+/** FakeClock implements Clock; time moves only when a test calls advance() or set(). */
+export class FakeClock implements Clock {
+  private current: number;
+  private sleepers: Sleeper[] = [];
+
+  constructor(startMs = Date.UTC(2026, 0, 1)) {
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  monotonic(): number {
+    return this.current;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sleeper: Sleeper = { at: this.current + Math.max(0, ms), resolve };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+
+  timeoutSignal(ms: number): AbortSignal {
+    const controller = new AbortController();
+    void this.sleep(ms).then(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")));
+    return controller.signal;
+  }
+
+  /** pendingSleepers counts sleeps not yet resolved (for tests that wait for a worker to park). */
+  pendingSleepers(): number {
+    return this.sleepers.length;
+  }
+
+  /** advance moves time forward by ms, resolving every sleep that falls due, in time order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.current + ms;
+    for (;;) {
+      await flushMicrotasks();
+      const due = this.sleepers.filter((s) => s.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.current = Math.max(this.current, due.at);
+      this.sleepers = this.sleepers.filter((s) => s !== due);
+      due.resolve();
+    }
+    this.current = target;
+    await flushMicrotasks();
+  }
+}
+
+/** flushMicrotasks lets pending promise continuations run. */
+export async function flushMicrotasks(rounds = 20): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
+}
