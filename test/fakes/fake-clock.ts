@@ -24,7 +24,7 @@ export class FakeClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.resolve();
+    if (signal?.aborted || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
       const sleeper: Sleeper = { at: this.current + Math.max(0, ms), resolve };
       this.sleepers.push(sleeper);

@@ -1,0 +1,215 @@
+// Prober: turns a container's probe spec into a handler call, retries only errors, maps the
+// low-level verdict to a cached Result and records the kubelet's events
+// (kubelet pkg/kubelet/prober/prober.go).
+import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
+import type { CommandRunner } from "../probe/command-runner.js";
+import { DEFAULT_CLOSE_MODE, type CloseMode } from "../probe/connection.js";
+import { probeExec } from "../probe/exec.js";
+import { expandContainerCommand } from "../probe/expand.js";
+import { probeGrpc } from "../probe/grpc.js";
+import { probeHttp } from "../probe/http.js";
+import { newHttpProbeRequest } from "../probe/http-request.js";
+import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
+import { probeTcp } from "../probe/tcp.js";
+import { silentLogger, type Logger } from "../util/logger.js";
+import { EventReason, type EventRecorder } from "./events.js";
+import { resolveContainerPort, resolveProbeHost } from "./port.js";
+import { probeTypeLabel, type ProbeType } from "./probe-type.js";
+import type { Result } from "./results/result.js";
+
+/** MAX_PROBE_RETRIES is how often a probe that could not be run is attempted, back to back. */
+export const MAX_PROBE_RETRIES = 3;
+
+/** ProbeHandlers are the four runtime-agnostic handlers; tests swap in fakes. */
+export interface ProbeHandlers {
+  exec: typeof probeExec;
+  http: typeof probeHttp;
+  tcp: typeof probeTcp;
+  grpc: typeof probeGrpc;
+}
+
+/** defaultProbeHandlers are the real handlers from src/probe/. */
+export const defaultProbeHandlers: ProbeHandlers = { exec: probeExec, http: probeHttp, tcp: probeTcp, grpc: probeGrpc };
+
+/** ProberOptions configure a Prober. */
+export interface ProberOptions {
+  /** Runs exec probes "in the container". */
+  runner: CommandRunner;
+  /** Receives Unhealthy and ProbeWarning events. */
+  recorder: EventRecorder;
+  logger?: Logger;
+  /** Handler overrides (tests). */
+  handlers?: Partial<ProbeHandlers>;
+  /** How TCP/HTTP/gRPC probe sockets are closed (docs/connection-hygiene.md). */
+  closeMode?: CloseMode;
+  /** The kubelet hard-codes false: redirects to another hostname are not followed. */
+  followNonLocalRedirects?: boolean;
+}
+
+/** ProberResult is what probe() returns: a cached-result value and, if it could not run, the error. */
+export interface ProberResult {
+  result: Result;
+  /** Set when the probe could not be run; the worker then discards the result. */
+  error?: Error;
+  /** The last handler outcome (for history and `probelet probe`); absent when no handler ran. */
+  outcome?: ProbeOutcome;
+}
+
+/** Prober runs one probe of a container with the kubelet's semantics. */
+export class Prober {
+  private readonly handlers: ProbeHandlers;
+  private readonly logger: Logger;
+  private readonly closeMode: CloseMode;
+
+  constructor(private readonly options: ProberOptions) {
+    this.handlers = { ...defaultProbeHandlers, ...options.handlers };
+    this.logger = options.logger ?? silentLogger;
+    this.closeMode = options.closeMode ?? DEFAULT_CLOSE_MODE;
+  }
+
+  /**
+   * probe runs the container's probe of the given type (kubelet prober.probe). A missing spec
+   * is a success; an unknown probe type is a failure with an error.
+   */
+  async probe(
+    probeType: ProbeType,
+    pod: Pod,
+    status: PodStatus,
+    container: Container,
+    containerId: string,
+    signal?: AbortSignal,
+  ): Promise<ProberResult> {
+    const spec = probeSpec(probeType, container);
+    if (spec === null) return { result: "Failure", error: new Error(`unknown probe type: "${String(probeType)}"`) };
+    if (spec === undefined) {
+      this.logger.debug("Probe is nil", { probeType, pod: pod.metadata.name, containerName: container.name });
+      return { result: "Success" };
+    }
+    const outcome = await this.runProbeWithRetries(spec, pod, status, container, containerId, signal);
+    return { ...this.recordOutcome(probeType, pod, container, outcome), outcome };
+  }
+
+  /** runProbeWithRetries re-runs a probe back to back, up to MAX_PROBE_RETRIES, only while it errors. */
+  private async runProbeWithRetries(
+    spec: Probe,
+    pod: Pod,
+    status: PodStatus,
+    container: Container,
+    containerId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ProbeOutcome> {
+    let outcome: ProbeOutcome = { result: "unknown", output: "" };
+    for (let attempt = 0; attempt < MAX_PROBE_RETRIES; attempt++) {
+      outcome = await this.runProbe(spec, pod, status, container, containerId, signal);
+      if (!outcome.error) break;
+    }
+    return outcome;
+  }
+
+  /** runProbe builds the handler's target from the spec and the pod's current IP, and calls it. */
+  private async runProbe(
+    spec: Probe,
+    pod: Pod,
+    status: PodStatus,
+    container: Container,
+    containerId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ProbeOutcome> {
+    const timeoutMs = (spec.timeoutSeconds ?? 1) * 1000;
+    const base = signal ? { timeoutMs, signal } : { timeoutMs };
+    const podIP = status.podIP ?? "";
+    try {
+      if (spec.exec) {
+        const argv = expandContainerCommand(spec.exec.command ?? [], container.env);
+        return await this.handlers.exec(this.options.runner, containerId, argv, base);
+      }
+      if (spec.httpGet) {
+        const request = newHttpProbeRequest(spec.httpGet, container, podIP);
+        return await this.handlers.http(request, {
+          ...base,
+          followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
+          closeMode: this.closeMode,
+        });
+      }
+      if (spec.tcpSocket) {
+        const port = resolveContainerPort(spec.tcpSocket.port, container);
+        const host = resolveProbeHost(spec.tcpSocket.host, podIP);
+        return await this.handlers.tcp({ host, port }, { ...base, closeMode: this.closeMode });
+      }
+      if (spec.grpc) {
+        const target = { host: podIP, port: spec.grpc.port, service: spec.grpc.service ?? "" };
+        return await this.handlers.grpc(target, { ...base, closeMode: this.closeMode });
+      }
+    } catch (err) {
+      // Target construction failed (e.g. an unresolvable named port): the probe could not run.
+      return { result: "unknown", output: "", error: asError(err) };
+    }
+    this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
+    return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
+  }
+
+  /** recordOutcome maps a handler outcome to a Result and records the kubelet's events. */
+  private recordOutcome(probeType: ProbeType, pod: Pod, container: Container, outcome: ProbeOutcome): ProberResult {
+    const label = probeTypeLabel(probeType);
+    const target = { pod, containerName: container.name };
+    const fields = { probeType, pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: container.name };
+    if (outcome.error) {
+      this.logger.info("Probe errored", { ...fields, probeResult: outcome.result, err: outcome.error });
+      this.options.recorder.event(
+        target,
+        "Warning",
+        EventReason.Unhealthy,
+        `${label} probe errored and resulted in ${outcome.result} state: ${outcome.error.message}`,
+      );
+      return { result: "Failure", error: outcome.error };
+    }
+    const result: ProbeResult = outcome.result;
+    switch (result) {
+      case "success":
+        this.logger.debug("Probe succeeded", fields);
+        return { result: "Success" };
+      case "warning":
+        this.options.recorder.event(target, "Warning", EventReason.ProbeWarning, `${label} probe warning: ${outcome.output}`);
+        this.logger.debug("Probe succeeded with a warning", { ...fields, output: outcome.output });
+        return { result: "Success" };
+      case "failure":
+        this.logger.info("Probe failed", { ...fields, probeResult: result, output: outcome.output });
+        this.options.recorder.event(target, "Warning", EventReason.Unhealthy, `${label} probe failed: ${outcome.output}`);
+        return { result: "Failure" };
+      default:
+        // "unknown" without an error, or any value a custom handler invents: a silent failure.
+        this.logger.info("Probe unknown without error", { ...fields, probeResult: result });
+        return { result: "Failure" };
+    }
+  }
+}
+
+/** probeSpec picks the container's probe for a type; null marks an unknown type. */
+function probeSpec(probeType: ProbeType, container: Container): Probe | undefined | null {
+  switch (probeType) {
+    case "liveness":
+      return container.livenessProbe;
+    case "readiness":
+      return container.readinessProbe;
+    case "startup":
+      return container.startupProbe;
+    default:
+      return null;
+  }
+}
+
+/** podKey renders "namespace/name" like klog.KObj. */
+function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`;
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** findContainerStatus is the worker's lookup: by name, skipping entries without a container ID. */
+export function findContainerStatus(status: PodStatus, name: string): ContainerStatus | undefined {
+  const inList = (list: ContainerStatus[] | undefined): ContainerStatus | undefined =>
+    list?.find((s) => s.name === name && (s.containerID ?? "") !== "");
+  return inList(status.containerStatuses) ?? inList(status.initContainerStatuses);
+}

@@ -1,0 +1,82 @@
+// ResultsManager: the per-probe-type cache of probe results, publishing only changes
+// (kubelet pkg/kubelet/prober/results/results_manager.go).
+import type { Result } from "./result.js";
+
+/** ResultUpdate is published when a container's cached result is new or changed. */
+export interface ResultUpdate {
+  containerId: string;
+  result: Result;
+  podUid: string;
+}
+
+/** ResultListener receives updates synchronously, in publication order. */
+export type ResultListener = (update: ResultUpdate) => void;
+
+/** ResultsManager caches one Result per container ID and publishes changes. */
+export class ResultsManager {
+  /** Invariant: holds an entry for every container ID a live worker has written. */
+  private readonly cache = new Map<string, Result>();
+  private readonly listeners = new Set<ResultListener>();
+
+  /** get returns the cached result for a container ID, or undefined when none is set. */
+  get(containerId: string): Result | undefined {
+    return this.cache.get(containerId);
+  }
+
+  /**
+   * set stores a result; when the ID is new or the value differs it publishes an update and
+   * returns true. Setting the same value again is silent (kubelet results_manager.go Set).
+   */
+  set(containerId: string, result: Result, podUid: string): boolean {
+    if (this.cache.get(containerId) === result) return false;
+    this.cache.set(containerId, result);
+    const update: ResultUpdate = { containerId, result, podUid };
+    for (const listener of this.listeners) listener(update);
+    return true;
+  }
+
+  /** remove deletes a container's entry without publishing anything (kubelet Remove). */
+  remove(containerId: string): void {
+    this.cache.delete(containerId);
+  }
+
+  /** size is the number of cached entries. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** subscribe registers a listener for updates; the returned function unsubscribes. */
+  subscribe(listener: ResultListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * updates returns an async iterator over updates published from now on, ending when
+   * `signal` aborts. Updates are queued, never dropped (the kubelet's channel blocks).
+   */
+  async *updates(signal?: AbortSignal): AsyncGenerator<ResultUpdate> {
+    const queue: ResultUpdate[] = [];
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.subscribe((u) => {
+      queue.push(u);
+      wake?.();
+    });
+    const onAbort = (): void => wake?.();
+    signal?.addEventListener("abort", onAbort);
+    try {
+      while (!signal?.aborted) {
+        const next = queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+    } finally {
+      unsubscribe();
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { defaultTestProbe, newTestEnv, newTestManager, runningStatus, testContainerID, testPodUID, testPodWithProbe, waitFor } from "../../test/fixtures.js";
+import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { PROBE_TYPES } from "./probe-type.js";
+
+test("[case 119] TestCleanUp — stop() ten times ends the worker, removes its result and its map entry", async () => {
+  for (const probeType of PROBE_TYPES) {
+    const env = newTestEnv();
+    const manager = newTestManager(env);
+    env.status.set(testPodUID, runningStatus({ started: probeType !== "startup" }));
+    manager.addPod(testPodWithProbe(probeType));
+    const results = manager.resultsFor(probeType);
+    await waitFor("a Success result", () => results.get(testContainerID) === "Success");
+    const worker = manager.getWorker(testPodUID, "cOnTaInEr_NaMe", probeType);
+    assert.ok(worker);
+    for (let i = 0; i < 10; i++) worker.stop();
+    await manager.close();
+    assert.equal(results.get(testContainerID), undefined, probeType);
+    assert.equal(manager.getWorker(testPodUID, "cOnTaInEr_NaMe", probeType), undefined);
+    assert.equal(manager.workerCount(), 0);
+  }
+});
+
+/** timedEnv returns an env whose exec handler records the fake clock time of every call. */
+function timedEnv() {
+  const env = newTestEnv();
+  const times: number[] = [];
+  env.exec.impl = async () => {
+    times.push(env.clock.now());
+    return { result: "success", output: "" };
+  };
+  return { env, times };
+}
+
+test("[case 131] run loop — started long after the manager: first probe at once, then one per period", async () => {
+  const { env, times } = timedEnv();
+  const start = env.clock.now();
+  const m = newTestManagerWithExec(env);
+  await env.clock.advance(60_000); // the manager is now a minute old: no start jitter
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  m.addPod(testPodWithProbe("readiness", defaultTestProbe({ periodSeconds: 10 })));
+  await flushMicrotasks();
+  assert.deepEqual(times.map((t) => t - start), [60_000]);
+  await env.clock.advance(9_999);
+  assert.equal(times.length, 1);
+  await env.clock.advance(1);
+  await env.clock.advance(10_000);
+  assert.deepEqual(times.map((t) => t - start), [60_000, 70_000, 80_000]);
+  await m.close();
+  assert.equal(m.workerCount(), 0);
+});
+
+test("[case 131] run loop — within the first period after manager start, the first probe is delayed by jitter", async () => {
+  const { env, times } = timedEnv();
+  const start = env.clock.now();
+  const m = newTestManagerWithExec(env, () => 0.25);
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  m.addPod(testPodWithProbe("readiness", defaultTestProbe({ periodSeconds: 10 })));
+  await flushMicrotasks();
+  assert.equal(times.length, 0);
+  await env.clock.advance(2_499);
+  assert.equal(times.length, 0);
+  await env.clock.advance(1);
+  assert.deepEqual(times.map((t) => t - start), [2_500]);
+  await env.clock.advance(10_000);
+  assert.deepEqual(times.map((t) => t - start), [2_500, 12_500]);
+  await m.close();
+});
+
+test("[case 131] run loop — a manual trigger probes at once and restarts the period; triggers coalesce", async () => {
+  const { env, times } = timedEnv();
+  const start = env.clock.now();
+  const m = newTestManagerWithExec(env);
+  await env.clock.advance(60_000);
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  m.addPod(testPodWithProbe("readiness", defaultTestProbe({ periodSeconds: 10 })));
+  await flushMicrotasks();
+  await env.clock.advance(3_000);
+  const worker = m.getWorker(testPodUID, "cOnTaInEr_NaMe", "readiness")!;
+  assert.equal(worker.manualTrigger(), true);
+  assert.equal(worker.manualTrigger(), false, "a second trigger before the run coalesces");
+  await flushMicrotasks();
+  assert.deepEqual(times.map((t) => t - start), [60_000, 63_000]);
+  await env.clock.advance(9_999);
+  assert.equal(times.length, 2);
+  await env.clock.advance(1);
+  assert.deepEqual(times.map((t) => t - start), [60_000, 63_000, 73_000]);
+  await m.close();
+});
+
+test("run loop — a probe slower than the period runs the next one at once, dropping missed ticks", async () => {
+  const env = newTestEnv();
+  const times: number[] = [];
+  env.exec.impl = async () => {
+    times.push(env.clock.now());
+    if (times.length === 1) await env.clock.sleep(25_000);
+    return { result: "success", output: "" };
+  };
+  const start = env.clock.now();
+  const m = newTestManagerWithExec(env);
+  await env.clock.advance(60_000);
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  m.addPod(testPodWithProbe("readiness", defaultTestProbe({ periodSeconds: 10, timeoutSeconds: 30 })));
+  await flushMicrotasks();
+  await env.clock.advance(25_000);
+  await env.clock.advance(5_000);
+  // Probe 1 ran 60..85 s; ticks at 70 and 80 collapse into one immediate run at 85; then 90.
+  assert.deepEqual(times.map((t) => t - start), [60_000, 85_000, 90_000]);
+  await m.close();
+});
+
+function newTestManagerWithExec(env: ReturnType<typeof newTestEnv>, random: () => number = () => 0) {
+  return newTestManager(env, { random });
+}

@@ -1,0 +1,280 @@
+// Worker: one per (pod, container, probe type). Its loop (run) is separate from its single
+// step (doProbe), which carries every rule in the kubelet's order
+// (kubelet pkg/kubelet/prober/worker.go).
+import type { Container, Pod, PodStatus, Probe } from "../api/types.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import type { WorkerSeries } from "./metrics.js";
+import { findContainerStatus, type Prober, type ProberResult } from "./prober.js";
+import type { ProbeType } from "./probe-type.js";
+import type { Result } from "./results/result.js";
+import type { ResultsManager } from "./results/results-manager.js";
+import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
+
+/** PodStatusProvider is the one method a worker needs from the status manager. */
+export interface PodStatusProvider {
+  getPodStatus(podUid: string): PodStatus | undefined;
+}
+
+/** ProbeRecord describes one finished probe, for history and watchers. */
+export interface ProbeRecord {
+  time: number;
+  probeType: ProbeType;
+  containerId: string;
+  result: Result;
+  /** The handler's low-level outcome, when a handler ran. */
+  outcome?: ProberResult["outcome"];
+  error?: Error;
+  durationMs: number;
+  /** The consecutive count of `result` (kubelet resultRun) after this probe. */
+  resultRun: number;
+  /** The threshold that `resultRun` must reach for `result` to be written. */
+  threshold: number;
+}
+
+/** WorkerContext is what the manager hands every worker. */
+export interface WorkerContext {
+  clock: Clock;
+  prober: Prober;
+  statusProvider: PodStatusProvider;
+  /** The results cache for this worker's probe type. */
+  results: ResultsManager;
+  logger: Logger;
+  /** When the probe manager was created (ms), for start jitter and restart preservation. */
+  managerStart: number;
+  /** Uniform random in [0, 1) for the start jitter. */
+  random: () => number;
+  features: WorkerFeatures;
+  /** Metric series for this worker, if metrics are enabled. */
+  series?: WorkerSeries;
+  /** Called after every finished probe that was not discarded. */
+  onProbe?: (worker: Worker, record: ProbeRecord) => void;
+  /** Called once when the worker has exited and cleaned up. */
+  onExit: (worker: Worker) => void;
+}
+
+/** INITIAL_VALUES are the results written when a new container ID is first seen (kubelet newWorker). */
+export const INITIAL_VALUES: Record<ProbeType, Result> = {
+  readiness: "Failure",
+  liveness: "Success",
+  startup: "Unknown",
+};
+
+/** Worker periodically probes one container and writes results to its cache. */
+export class Worker {
+  /** The probe spec this worker was created with; spec updates are not picked up (kubelet). */
+  readonly spec: Probe;
+  /** Last container ID seen ("" before the first one); its cache entry is removed on exit. */
+  containerId = "";
+  /** The last probe result, for threshold counting. */
+  lastResult: Result = "Unknown";
+  /** How many consecutive times lastResult has been returned. */
+  resultRun = 0;
+  /** Set after a liveness failure or any startup threshold crossing; cleared by a new container ID. */
+  onHold = false;
+
+  private readonly stopController = new AbortController();
+  private wakeController: AbortController | undefined;
+  private triggerPending = false;
+  private done: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: WorkerContext,
+    readonly probeType: ProbeType,
+    /** The pod as given to AddPod; never refreshed (kubelet keeps the original object). */
+    readonly pod: Pod,
+    readonly container: Container,
+  ) {
+    const spec = probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
+    if (!spec) throw new Error(`container ${container.name} has no ${probeType} probe`);
+    this.spec = spec;
+  }
+
+  /** initialValue is the result written for a newly seen container. */
+  get initialValue(): Result {
+    return INITIAL_VALUES[this.probeType];
+  }
+
+  /** stopped reports whether stop() has been called. */
+  get stopped(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  /** start launches the run loop once; returns a promise that settles when the worker exits. */
+  start(): Promise<void> {
+    this.done ??= this.run();
+    return this.done;
+  }
+
+  /** stop asks the loop to exit; idempotent and non-blocking (kubelet stopCh with buffer 1). */
+  stop(): void {
+    this.stopController.abort();
+  }
+
+  /** manualTrigger requests an immediate probe; extra triggers before it runs coalesce. */
+  manualTrigger(): boolean {
+    if (this.triggerPending) return false;
+    this.triggerPending = true;
+    this.wakeController?.abort();
+    return true;
+  }
+
+  /** run is the loop: start jitter, then doProbe on every tick or trigger until told to stop. */
+  private async run(): Promise<void> {
+    const { clock } = this.ctx;
+    const periodMs = (this.spec.periodSeconds ?? 10) * 1000;
+    try {
+      // kubelet worker.go: spread probes of pods found at agent start over the first period.
+      if (clock.now() - this.ctx.managerStart < periodMs) {
+        await clock.sleep(this.ctx.random() * periodMs, this.stopController.signal);
+      }
+      let tickBase = clock.monotonic();
+      let nextTick = tickBase + periodMs;
+      while (!this.stopped && (await this.doProbe(this.stopController.signal))) {
+        if (this.stopped) break;
+        const now = clock.monotonic();
+        if (now >= nextTick) {
+          // A tick fell due while probing: Go's ticker keeps one, later ones are dropped.
+          nextTick = tickBase + (Math.floor((now - tickBase) / periodMs) + 1) * periodMs;
+          continue;
+        }
+        if (await this.waitForTickOrTrigger(nextTick - now)) {
+          // Newest kubelet: a manual run resets the ticker to a full period from now.
+          tickBase = clock.monotonic();
+          nextTick = tickBase + periodMs;
+        } else {
+          nextTick += periodMs;
+        }
+      }
+    } finally {
+      this.cleanup();
+    }
+  }
+
+  /** waitForTickOrTrigger sleeps until the next tick; resolves true if a manual trigger woke it. */
+  private async waitForTickOrTrigger(ms: number): Promise<boolean> {
+    if (!this.triggerPending) {
+      this.wakeController = new AbortController();
+      const stopSignal = this.stopController.signal;
+      const onStop = (): void => this.wakeController?.abort();
+      stopSignal.addEventListener("abort", onStop, { once: true });
+      await this.ctx.clock.sleep(ms, this.wakeController.signal);
+      stopSignal.removeEventListener("abort", onStop);
+      this.wakeController = undefined;
+    }
+    const triggered = this.triggerPending;
+    this.triggerPending = false;
+    return triggered;
+  }
+
+  private cleanup(): void {
+    if (this.containerId !== "") this.ctx.results.remove(this.containerId);
+    this.ctx.series?.remove();
+    this.ctx.onExit(this);
+  }
+
+  /**
+   * doProbe runs one step; it returns whether the worker should keep going. Every rule below
+   * follows kubelet worker.go doProbe, in its order.
+   */
+  async doProbe(signal?: AbortSignal): Promise<boolean> {
+    try {
+      return await this.step(signal);
+    } catch (err) {
+      // kubelet: a panicking probe is recovered; results stay unchanged and the worker goes on.
+      this.ctx.logger.error("Probe step failed", { probeType: this.probeType, pod: this.pod.metadata.name, err });
+      return true;
+    }
+  }
+
+  private async step(signal: AbortSignal | undefined): Promise<boolean> {
+    const { clock, results, logger } = this.ctx;
+    const startTime = clock.monotonic();
+    const podUid = this.pod.metadata.uid ?? "";
+    const fields = { probeType: this.probeType, pod: this.pod.metadata.name, podUID: podUid, containerName: this.container.name };
+
+    const status = this.ctx.statusProvider.getPodStatus(podUid);
+    if (!status) {
+      logger.debug("No status for pod", fields);
+      return true;
+    }
+    // Terminal pods are never probed again.
+    if (status.phase === "Failed" || status.phase === "Succeeded") {
+      logger.debug("Pod is terminated, exiting probe worker", { ...fields, phase: status.phase });
+      return false;
+    }
+    const c = findContainerStatus(status, this.container.name);
+    if (!c) {
+      logger.debug("Probe target container not found", fields);
+      return true;
+    }
+
+    if (this.containerId !== c.containerID) {
+      if (this.containerId !== "") results.remove(this.containerId);
+      this.containerId = c.containerID ?? "";
+      if (!survivedManagerRestart(c, this.ctx.managerStart, this.ctx.features)) results.set(this.containerId, this.initialValue, podUid);
+      // A new container instance may be probed again.
+      this.onHold = false;
+    }
+    if (this.onHold) return true;
+
+    if (!c.state?.running) {
+      logger.debug("Non-running container probed", fields);
+      if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
+      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
+    }
+
+    // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.
+    if (this.pod.metadata.deletionTimestamp && (this.probeType === "liveness" || this.probeType === "startup")) {
+      results.set(this.containerId, "Success", podUid);
+      if (this.probeType === "startup") logger.info("Pod deletion requested before container has fully started", fields);
+      return false;
+    }
+
+    // Initial delay, in whole seconds since the container started (truncated, as the kubelet does).
+    const startedAt = Date.parse(c.state.running.startedAt ?? "");
+    const sinceStart = Number.isNaN(startedAt) ? 0 : Math.trunc((clock.now() - startedAt) / 1000);
+    if (sinceStart < (this.spec.initialDelaySeconds ?? 0)) return true;
+
+    // Startup gating: liveness/readiness wait for started; startup stops once started.
+    if (c.started === true) {
+      if (this.probeType === "startup") return true;
+    } else if (this.probeType !== "startup") {
+      return true;
+    }
+
+    const probed = await this.ctx.prober.probe(this.probeType, this.pod, status, this.container, this.containerId, signal);
+    if (probed.error) return true; // The probe could not run: discard (kubelet prober error path).
+    const durationMs = clock.monotonic() - startTime;
+    this.ctx.series?.record(probed.result, durationMs / 1000);
+
+    if (this.lastResult === probed.result) {
+      this.resultRun++;
+    } else {
+      this.lastResult = probed.result;
+      this.resultRun = 1;
+    }
+    const threshold = probed.result === "Failure" ? (this.spec.failureThreshold ?? 3) : (this.spec.successThreshold ?? 1);
+    this.ctx.onProbe?.(this, {
+      time: clock.now(),
+      probeType: this.probeType,
+      containerId: this.containerId,
+      result: probed.result,
+      ...(probed.outcome ? { outcome: probed.outcome } : {}),
+      durationMs,
+      resultRun: this.resultRun,
+      threshold,
+    });
+    if ((probed.result === "Failure" || probed.result === "Success") && this.resultRun < threshold) return true;
+
+    results.set(this.containerId, probed.result, podUid);
+    if ((this.probeType === "liveness" && probed.result === "Failure") || this.probeType === "startup") {
+      // Hold until the container is replaced: no exec into a dying container (k8s #21751); a
+      // startup probe runs at most until its first threshold crossing (k8s #117153).
+      this.onHold = true;
+      this.resultRun = 0;
+    }
+    return true;
+  }
+
+}
