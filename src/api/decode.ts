@@ -1,0 +1,236 @@
+// Strict decoding of Probe and Pod manifests from YAML or JSON text, like the API server:
+// unknown fields and wrong JSON types are errors that name the full field path, int32/int64
+// ranges are checked, and YAML syntax errors name the source, line and column. Decoding never
+// throws; it returns every problem found. It does not default or validate (see validation.ts).
+import { LineCounter, parseAllDocuments, type Document } from "yaml";
+import {
+  childPath, formatFieldError, goQuote, inclusiveRangeError, indexPath, invalid, notSupported, required, typeInvalid,
+} from "./field-errors.js";
+import { listSchema, podSchema, probeSchema, type FieldSchema } from "./schema.js";
+import type { Pod, Probe } from "./types.js";
+
+/** DecodeResult is a decoded value, or the list of human-readable decoding errors. */
+export type DecodeResult<T> = { ok: true; value: T } | { ok: false; errors: string[] };
+
+/** DecodeProbeOptions tune decodeProbe. */
+export interface DecodeProbeOptions {
+  /** Field-path prefix for error messages, e.g. `spec.containers[0].livenessProbe` (default ""). */
+  pathPrefix?: string;
+}
+
+const INT32: readonly [number, number] = [-2147483648, 2147483647];
+// int64 values are only exact in JavaScript up to 2^53 - 1.
+const INT64: readonly [number, number] = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function decodeInt(value: unknown, path: string, range: readonly [number, number], errs: string[]): number | undefined {
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    errs.push(formatFieldError(typeInvalid(path, value, "must be an integer")));
+    return undefined;
+  }
+  if (value < range[0] || value > range[1]) {
+    errs.push(formatFieldError(invalid(path, value, inclusiveRangeError(range[0], range[1]))));
+    return undefined;
+  }
+  return value;
+}
+
+function typeError(path: string, value: unknown, expected: string, errs: string[]): undefined {
+  errs.push(formatFieldError(typeInvalid(path, value, `must be ${expected}`)));
+  return undefined;
+}
+
+// zeroValue is what Go leaves in a required field that the manifest omits.
+function zeroValue(schema: FieldSchema): unknown {
+  switch (schema.kind) {
+    case "string":
+      return "";
+    case "bool":
+      return false;
+    case "int32":
+    case "int64":
+    case "intOrString":
+      return 0;
+    case "array":
+      return [];
+    case "object":
+      return decodeValue(schema, {}, "", []);
+    default:
+      return {};
+  }
+}
+
+/**
+ * decodeValue checks `value` against `schema` at `path`, appending error messages to `errs`.
+ * It returns the decoded value, or undefined for null (absent) and for values in error.
+ */
+export function decodeValue(schema: FieldSchema, value: unknown, path: string, errs: string[]): unknown {
+  if (value === null || value === undefined) return undefined;
+  switch (schema.kind) {
+    case "string":
+      return typeof value === "string" ? value : typeError(path, value, "a string", errs);
+    case "bool":
+      return typeof value === "boolean" ? value : typeError(path, value, "a boolean", errs);
+    case "int32":
+      return decodeInt(value, path, INT32, errs);
+    case "int64":
+      return decodeInt(value, path, INT64, errs);
+    case "intOrString":
+      if (typeof value === "string") return value;
+      return typeof value === "number" ? decodeInt(value, path, INT32, errs) : typeError(path, value, "an integer or a string", errs);
+    case "opaque":
+      return structuredClone(value);
+    case "array":
+      if (!Array.isArray(value)) return typeError(path, value, "an array", errs);
+      return value.map((item, i) => decodeValue(schema.items, item, indexPath(path, i), errs) ?? zeroValue(schema.items));
+    case "map": {
+      if (!isObject(value)) return typeError(path, value, "an object", errs);
+      const out: Json = {};
+      for (const [key, v] of Object.entries(value)) {
+        const decoded = decodeValue(schema.values, v, `${path}[${key}]`, errs);
+        // defineProperty keeps a "__proto__" key as data instead of replacing the prototype.
+        if (decoded !== undefined) Object.defineProperty(out, key, { value: decoded, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    case "object": {
+      if (!isObject(value)) return typeError(path, value, "an object", errs);
+      const out: Json = {};
+      for (const [key, v] of Object.entries(value)) {
+        const fieldSchema = Object.hasOwn(schema.fields, key) ? schema.fields[key] : undefined;
+        if (fieldSchema === undefined) {
+          errs.push(`strict decoding error: unknown field ${goQuote(childPath(path, key))}`);
+          continue;
+        }
+        const decoded = decodeValue(fieldSchema, v, childPath(path, key), errs);
+        if (decoded !== undefined) out[key] = decoded;
+      }
+      for (const key of schema.required) {
+        const fieldSchema = schema.fields[key];
+        if (!(key in out) && fieldSchema) out[key] = zeroValue(fieldSchema);
+      }
+      return out;
+    }
+  }
+}
+
+interface ParsedStream {
+  /** The JavaScript value of each non-empty document, in order. */
+  values: unknown[];
+  /** The 1-based position of each of `values` in the stream (empty documents count). */
+  positions: number[];
+  errors: string[];
+}
+
+// parseStream reads every YAML (or JSON) document, skipping empty ones; syntax errors name
+// `<source>:<line>:<col>`.
+function parseStream(text: string, source: string): ParsedStream {
+  const lineCounter = new LineCounter();
+  // An empty stream is an empty array, so this loop covers it too.
+  const docs: readonly Document[] = parseAllDocuments(text, { lineCounter, prettyErrors: false, logLevel: "error" });
+  const values: unknown[] = [];
+  const positions: number[] = [];
+  const errors: string[] = [];
+  docs.forEach((doc, i) => {
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) {
+        const { line, col } = lineCounter.linePos(e.pos[0]);
+        errors.push(`${source}:${line}:${col}: ${e.message}`);
+      }
+      return;
+    }
+    try {
+      const value: unknown = doc.toJS({ maxAliasCount: 100 });
+      if (value === null || value === undefined) return;
+      values.push(value);
+      positions.push(i + 1);
+    } catch (err) {
+      errors.push(`${source}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  return { values, positions, errors };
+}
+
+/**
+ * decodeProbe decodes one Probe object (YAML or JSON). Errors name field paths under
+ * `options.pathPrefix` (empty by default, e.g. `periodSeconds: Invalid value: "ten": must be an integer`).
+ */
+export function decodeProbe(text: string, sourceName: string, options: DecodeProbeOptions = {}): DecodeResult<Probe> {
+  const { values, errors } = parseStream(text, sourceName);
+  if (errors.length > 0) return { ok: false, errors };
+  if (values.length !== 1) {
+    const found = values.length === 0 ? "the input is empty" : `found ${values.length} documents`;
+    return { ok: false, errors: [`${sourceName}: expected exactly one Probe object, ${found}`] };
+  }
+  const errs: string[] = [];
+  const value = decodeValue(probeSchema, values[0], options.pathPrefix ?? "", errs);
+  return errs.length > 0 || value === undefined ? { ok: false, errors: errs } : { ok: true, value: value as Probe };
+}
+
+// checkTypeMeta requires apiVersion v1 and one of the allowed kinds; returns the kind if valid.
+function checkTypeMeta(obj: Json, path: string, kinds: readonly string[], errs: string[]): string | undefined {
+  const before = errs.length;
+  const { apiVersion, kind } = obj;
+  const versionPath = childPath(path, "apiVersion");
+  const kindPath = childPath(path, "kind");
+  if (apiVersion === undefined || apiVersion === null || apiVersion === "") errs.push(formatFieldError(required(versionPath)));
+  else if (apiVersion !== "v1") errs.push(formatFieldError(notSupported(versionPath, apiVersion, ["v1"])));
+  if (kind === undefined || kind === null || kind === "") errs.push(formatFieldError(required(kindPath)));
+  else if (typeof kind !== "string" || !kinds.includes(kind)) errs.push(formatFieldError(notSupported(kindPath, kind, kinds)));
+  return errs.length === before ? (kind as string) : undefined;
+}
+
+// decodeObject turns one document into pods: a Pod, or a List/PodList of pods.
+function decodeObject(value: unknown, errs: string[]): Pod[] {
+  if (!isObject(value)) {
+    typeError("", value, "a Pod or List object", errs);
+    return [];
+  }
+  const kind = checkTypeMeta(value, "", ["Pod", "List", "PodList"], errs);
+  if (kind === undefined) return [];
+  if (kind === "Pod") {
+    const pod = decodeValue(podSchema, value, "", errs) as Pod | undefined;
+    return pod ? [pod] : [];
+  }
+  const list = decodeValue(listSchema, value, "", errs) as { items?: unknown[] } | undefined;
+  const pods: Pod[] = [];
+  (list?.items ?? []).forEach((item, i) => {
+    const path = indexPath("items", i);
+    if (!isObject(item)) {
+      typeError(path, item, "a Pod object", errs);
+      return;
+    }
+    // A typed PodList may omit its items' apiVersion/kind; a generic List may not.
+    const typed = kind === "PodList" && item.kind === undefined && item.apiVersion === undefined;
+    if (!typed && checkTypeMeta(item, path, ["Pod"], errs) === undefined) return;
+    const pod = decodeValue(podSchema, item, path, errs) as Pod | undefined;
+    if (pod) pods.push(pod);
+  });
+  return pods;
+}
+
+/**
+ * decodePods decodes Pod manifests: one or more YAML documents (or a JSON object), each a
+ * v1 Pod or a v1 List/PodList of pods; empty documents are skipped. When the input holds more
+ * than one object, each error is prefixed with `<source>: document <n>: ` (n counts every
+ * document in the stream, from 1). An input without any object decodes to an empty list.
+ */
+export function decodePods(text: string, sourceName: string): DecodeResult<Pod[]> {
+  const { values, positions, errors } = parseStream(text, sourceName);
+  if (errors.length > 0) return { ok: false, errors };
+  const pods: Pod[] = [];
+  const all: string[] = [];
+  values.forEach((value, i) => {
+    const errs: string[] = [];
+    const decoded = decodeObject(value, errs);
+    if (errs.length === 0) pods.push(...decoded);
+    const prefix = values.length > 1 ? `${sourceName}: document ${positions[i] ?? i + 1}: ` : "";
+    all.push(...errs.map((e) => prefix + e));
+  });
+  return all.length > 0 ? { ok: false, errors: all } : { ok: true, value: pods };
+}

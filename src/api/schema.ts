@@ -1,0 +1,194 @@
+// A compact schema of the core/v1 Pod and Probe fields, used by decode.ts for strict decoding
+// like the API server: every field a v1 manifest may carry is known here (so a real manifest
+// decodes), fields probelet reads are typed as in types.ts, and fields it never interprets are
+// accepted as opaque JSON. Anything else is an unknown field.
+
+/** FieldSchema describes the JSON shape expected at one field. */
+export type FieldSchema =
+  | { kind: "string" }
+  | { kind: "bool" }
+  | { kind: "int32" }
+  | { kind: "int64" }
+  | { kind: "intOrString" }
+  /** Any JSON value, kept as is (resources, securityContext, valueFrom, volumes, ...). */
+  | { kind: "opaque" }
+  | { kind: "array"; items: FieldSchema }
+  /** A JSON object with arbitrary keys whose values all follow `values` (labels, annotations). */
+  | { kind: "map"; values: FieldSchema }
+  /** A struct: known `fields`; `required` names those filled with their zero value when absent. */
+  | { kind: "object"; fields: Readonly<Record<string, FieldSchema>>; required: readonly string[] };
+
+const str: FieldSchema = { kind: "string" };
+const bool: FieldSchema = { kind: "bool" };
+const int32: FieldSchema = { kind: "int32" };
+const int64: FieldSchema = { kind: "int64" };
+const intOrString: FieldSchema = { kind: "intOrString" };
+const opaque: FieldSchema = { kind: "opaque" };
+const strings: FieldSchema = { kind: "array", items: str };
+const stringMap: FieldSchema = { kind: "map", values: str };
+
+function arr(items: FieldSchema): FieldSchema {
+  return { kind: "array", items };
+}
+
+function obj(fields: Record<string, FieldSchema>, required: readonly string[] = []): FieldSchema {
+  return { kind: "object", fields, required };
+}
+
+// Accept core/v1 fields probelet does not interpret, as opaque JSON.
+function accepted(...names: string[]): Record<string, FieldSchema> {
+  return Object.fromEntries(names.map((n) => [n, opaque]));
+}
+
+const execAction = obj({ command: strings });
+const httpGetAction = obj(
+  { path: str, port: intOrString, host: str, scheme: str, httpHeaders: arr(obj({ name: str, value: str }, ["name", "value"])) },
+  ["port"],
+);
+const tcpSocketAction = obj({ port: intOrString, host: str }, ["port"]);
+const grpcAction = obj({ port: int32, service: str }, ["port"]);
+
+/** probeSchema is core/v1 Probe. */
+export const probeSchema: FieldSchema = obj({
+  exec: execAction,
+  httpGet: httpGetAction,
+  tcpSocket: tcpSocketAction,
+  grpc: grpcAction,
+  initialDelaySeconds: int32,
+  timeoutSeconds: int32,
+  periodSeconds: int32,
+  successThreshold: int32,
+  failureThreshold: int32,
+  terminationGracePeriodSeconds: int64,
+});
+
+const lifecycleHandler = obj({
+  exec: execAction,
+  httpGet: httpGetAction,
+  tcpSocket: tcpSocketAction,
+  sleep: obj({ seconds: int64 }, ["seconds"]),
+});
+
+const containerPort = obj({ name: str, containerPort: int32, hostPort: int32, protocol: str, hostIP: str }, ["containerPort"]);
+const envVar = obj({ name: str, value: str, valueFrom: opaque }, ["name"]);
+
+/** containerSchema is core/v1 Container (also used for init containers). */
+export const containerSchema: FieldSchema = obj(
+  {
+    name: str,
+    image: str,
+    command: strings,
+    args: strings,
+    workingDir: str,
+    ports: arr(containerPort),
+    env: arr(envVar),
+    livenessProbe: probeSchema,
+    readinessProbe: probeSchema,
+    startupProbe: probeSchema,
+    lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: str }),
+    restartPolicy: str,
+    imagePullPolicy: str,
+    terminationMessagePath: str,
+    terminationMessagePolicy: str,
+    resources: opaque,
+    securityContext: opaque,
+    stdin: bool,
+    stdinOnce: bool,
+    tty: bool,
+    ...accepted("envFrom", "volumeMounts", "volumeDevices", "resizePolicy", "restartPolicyRules"),
+  },
+  ["name"],
+);
+
+const objectMeta = obj({
+  name: str,
+  generateName: str,
+  namespace: str,
+  uid: str,
+  labels: stringMap,
+  annotations: stringMap,
+  creationTimestamp: str,
+  deletionTimestamp: str,
+  deletionGracePeriodSeconds: int64,
+  generation: int64,
+  resourceVersion: str,
+  ...accepted("selfLink", "ownerReferences", "finalizers", "managedFields"),
+});
+
+const podSpec = obj(
+  {
+    containers: arr(containerSchema),
+    initContainers: arr(containerSchema),
+    restartPolicy: str,
+    terminationGracePeriodSeconds: int64,
+    activeDeadlineSeconds: int64,
+    readinessGates: arr(obj({ conditionType: str }, ["conditionType"])),
+    hostNetwork: bool,
+    nodeName: str,
+    dnsPolicy: str,
+    schedulerName: str,
+    securityContext: opaque,
+    ...accepted(
+      "volumes", "ephemeralContainers", "nodeSelector", "serviceAccountName", "serviceAccount",
+      "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace", "imagePullSecrets",
+      "hostname", "subdomain", "affinity", "tolerations", "hostAliases", "priorityClassName", "priority",
+      "dnsConfig", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",
+      "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates",
+      "resourceClaims", "resources", "hostnameOverride",
+    ),
+  },
+  ["containers"],
+);
+
+const containerState = obj({
+  waiting: obj({ reason: str, message: str }),
+  running: obj({ startedAt: str }),
+  terminated: obj(
+    { exitCode: int32, signal: int32, reason: str, message: str, startedAt: str, finishedAt: str, containerID: str },
+    ["exitCode"],
+  ),
+});
+
+const containerStatus = obj(
+  {
+    name: str,
+    state: containerState,
+    lastState: containerState,
+    ready: bool,
+    restartCount: int32,
+    image: str,
+    imageID: str,
+    containerID: str,
+    started: bool,
+    ...accepted("allocatedResources", "resources", "volumeMounts", "user", "allocatedResourcesStatus", "stopSignal"),
+  },
+  ["name", "ready", "restartCount"],
+);
+
+const podStatus = obj({
+  phase: str,
+  conditions: arr(
+    obj({ type: str, status: str, lastProbeTime: str, lastTransitionTime: str, reason: str, message: str, observedGeneration: int64 }, [
+      "type",
+      "status",
+    ]),
+  ),
+  message: str,
+  reason: str,
+  hostIP: str,
+  podIP: str,
+  podIPs: arr(obj({ ip: str }, ["ip"])),
+  startTime: str,
+  initContainerStatuses: arr(containerStatus),
+  containerStatuses: arr(containerStatus),
+  ...accepted("hostIPs", "nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
+});
+
+/** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */
+export const podSchema: FieldSchema = obj(
+  { apiVersion: str, kind: str, metadata: objectMeta, spec: podSpec, status: podStatus },
+  ["metadata", "spec"],
+);
+
+/** listSchema is core/v1 List / PodList; items are decoded one by one as pods. */
+export const listSchema: FieldSchema = obj({ apiVersion: str, kind: str, metadata: opaque, items: arr(opaque) }, ["items"]);
