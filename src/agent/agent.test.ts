@@ -1,0 +1,169 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Container, Pod } from "../api/types.js";
+import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { Agent } from "./agent.js";
+
+function setup() {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const runtime = new FakeRuntime(clock);
+  const agent = new Agent({ runtime, stateDir: "/nonexistent/probelet-test", clock, nodeName: "node-a" });
+  agent.start();
+  return { clock, runtime, agent };
+}
+
+function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
+  return { metadata: { name, namespace: "default" }, spec: { containers, ...extra } };
+}
+
+/** settle runs pending syncs: a few rounds of microtasks and one resync tick. */
+async function tick(clock: FakeClock, ms = 1000): Promise<void> {
+  await flushMicrotasks(50);
+  await clock.advance(ms);
+  await flushMicrotasks(50);
+}
+
+const status = (agent: Agent, name: string) => agent.getPod("default", name).status!;
+const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `${e.type} ${e.reason} ${e.message}`);
+
+test("agent starts a pod: sandbox, Created and Started events, Running and Ready", async () => {
+  const { clock, runtime, agent } = setup();
+  const admitted = agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "file:/m/web.yaml");
+  assert.ok(admitted.ok);
+  await tick(clock);
+  const s = status(agent, "web");
+  assert.equal(s.phase, "Running");
+  assert.equal(s.containerStatuses?.[0]?.ready, true);
+  assert.equal(s.containerStatuses?.[0]?.containerID, `fake://${runtime.current("app")!.id}`);
+  assert.deepEqual(s.conditions?.map((c) => `${c.type}=${c.status}`), ["PodReadyToStartContainers=True", "Initialized=True", "Ready=True", "ContainersReady=True", "PodScheduled=True"]);
+  assert.deepEqual(eventStrings(agent), ["Normal Created Created container: app", "Normal Started Started container app"]);
+  await agent.close();
+});
+
+test("agent rejects an invalid manifest with field-path errors and starts nothing", async () => {
+  const { runtime, agent } = setup();
+  const result = agent.admit(pod("bad", [{ name: "app", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
+  assert.equal(result.ok, false);
+  assert.ok(!result.ok && result.errors.includes("spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"));
+  assert.equal(runtime.calls.length, 0);
+  await agent.close();
+});
+
+test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s with the kubelet's messages", async () => {
+  const { clock, runtime, agent } = setup();
+  agent.admit(pod("crash", [{ name: "app", command: ["app"] }]), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1, "first restart is immediate");
+  assert.equal(status(agent, "crash").containerStatuses?.[0]?.restartCount, 1);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  const s = status(agent, "crash").containerStatuses![0]!;
+  const uid = agent.getPod("default", "crash").metadata.uid;
+  assert.equal(s.state?.waiting?.reason, "CrashLoopBackOff");
+  assert.equal(s.state?.waiting?.message, `back-off 10s restarting failed container=app pod=crash_default(${uid})`);
+  assert.equal(s.lastState?.terminated?.exitCode, 1);
+  assert.equal(s.lastState?.terminated?.reason, "Error");
+  assert.ok(eventStrings(agent).includes(`Warning BackOff Back-off restarting failed container app in pod crash_default(${uid})`));
+  for (let i = 0; i < 8; i++) await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1, "still backing off after 9 s");
+  await tick(clock, 2000);
+  assert.equal(runtime.current("app")!.attempt, 2, "restarted after the 10 s back-off");
+  await agent.close();
+});
+
+test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () => {
+  for (const [code, phase] of [[0, "Succeeded"], [1, "Failed"]] as const) {
+    const { clock, runtime, agent } = setup();
+    agent.admit(pod("once", [{ name: "app", command: ["app"] }], { restartPolicy: "Never" }), "api");
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, code);
+    await tick(clock);
+    await tick(clock);
+    assert.equal(status(agent, "once").phase, phase);
+    assert.equal(runtime.current("app")!.attempt, 0);
+    await agent.close();
+  }
+});
+
+test("liveness failure kills with the probe's grace period and restarts (kubelet messages)", async () => {
+  const { clock, runtime, agent } = setup();
+  runtime.execExit.set("app", 1);
+  const liveness = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 5 };
+  agent.admit(pod("live", [{ name: "app", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
+  for (let i = 0; i < 4; i++) await tick(clock);
+  assert.ok(runtime.calls.includes("stop app#0 grace=5"), runtime.calls.join(", "));
+  assert.ok(eventStrings(agent).includes("Warning Unhealthy Liveness probe failed: "));
+  assert.ok(eventStrings(agent).includes("Normal Killing Container app failed liveness probe, will be restarted"));
+  assert.ok(runtime.current("app")!.attempt >= 1);
+  await agent.close();
+});
+
+test("readiness drives Ready and ContainersReady with the kubelet's reasons", async () => {
+  const { clock, runtime, agent } = setup();
+  runtime.execExit.set("app", 1);
+  agent.admit(pod("ready", [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
+  for (let i = 0; i < 3; i++) await tick(clock);
+  let ready = status(agent, "ready").conditions!.find((c) => c.type === "Ready")!;
+  assert.deepEqual([ready.status, ready.reason, ready.message], ["False", "ContainersNotReady", "containers with unready status: [app]"]);
+  runtime.execExit.set("app", 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  ready = status(agent, "ready").conditions!.find((c) => c.type === "Ready")!;
+  assert.equal(ready.status, "True");
+  await agent.close();
+});
+
+test("init containers run in order before regular containers", async () => {
+  const { clock, runtime, agent } = setup();
+  agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  await tick(clock);
+  assert.equal(runtime.current("app"), undefined);
+  assert.equal(status(agent, "init").phase, "Pending");
+  assert.equal(status(agent, "init").conditions!.find((c) => c.type === "Initialized")!.status, "False");
+  runtime.exit(runtime.current("setup")!.id, 0);
+  await tick(clock);
+  assert.equal(runtime.current("app")?.state, "running");
+  assert.equal(status(agent, "init").conditions!.find((c) => c.type === "Initialized")!.status, "True");
+  await agent.close();
+});
+
+test("a failing start shows RunContainerError, then backs off", async () => {
+  const { clock, runtime, agent } = setup();
+  runtime.failStart.add("app");
+  agent.admit(pod("nostart", [{ name: "app", command: ["nosuch"] }]), "api");
+  await tick(clock);
+  const waiting = status(agent, "nostart").containerStatuses![0]!.state?.waiting;
+  assert.ok(waiting?.reason === "RunContainerError" || waiting?.reason === "CrashLoopBackOff", JSON.stringify(waiting));
+  assert.ok(eventStrings(agent).some((e) => e.startsWith('Warning Failed Error: exec: "app": executable file not found')));
+  await agent.close();
+});
+
+test("deletion stops containers with the pod's grace, then removes the pod (DELETED)", async () => {
+  const { clock, runtime, agent } = setup();
+  agent.admit(pod("gone", [{ name: "app", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
+  await tick(clock);
+  const seen: string[] = [];
+  agent.watchPods((e) => seen.push(e.type));
+  await agent.deletePodAndWait("default", "gone");
+  assert.ok(runtime.calls.includes("stop app#0 grace=7"));
+  assert.ok(eventStrings(agent).includes("Normal Killing Stopping container app"));
+  assert.throws(() => agent.getPod("default", "gone"), /pods "gone" not found/);
+  assert.equal(seen.at(-1), "DELETED");
+  assert.equal(agent.probeManager.workerCount(), 0);
+  await agent.close();
+});
+
+test("createPod through the API: validation errors become an Invalid ApiError; duplicates AlreadyExists", async () => {
+  const { clock, agent } = setup();
+  assert.throws(
+    () => agent.createPod({ metadata: { name: "x" }, spec: { containers: [{ name: "c", command: ["a"], readinessProbe: { exec: { command: ["a"] }, terminationGracePeriodSeconds: 3 } }] } }, "default"),
+    (err: Error & { reason?: string }) => err.reason === "Invalid" && err.message.includes("must not be set for readinessProbes"),
+  );
+  agent.createPod({ metadata: { name: "y" }, spec: { containers: [{ name: "c", command: ["a"] }] } }, "default");
+  assert.throws(() => agent.createPod({ metadata: { name: "y" }, spec: { containers: [{ name: "c", command: ["a"] }] } }, "default"), /already exists/);
+  assert.throws(() => agent.createPod({ metadata: { name: "z" }, spec: { containers: [{ name: "c", bogus: 1 }] } }, "default"), /unknown field/);
+  await tick(clock);
+  await agent.close();
+});

@@ -1,0 +1,337 @@
+// Agent: the node agent. It admits pods (manifests, API), reconciles each through its pod
+// worker, reacts to probe results as the kubelet's sync loop does (§G.1), and serves its state
+// through AgentApi. Runtime-agnostic: it talks to a Runtime only.
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Pod } from "../api/types.js";
+import { decodeValue } from "../api/decode.js";
+import { defaultAndValidatePod } from "../api/validation.js";
+import { formatFieldErrors, formatInvalidObject } from "../api/field-errors.js";
+import { podSchema } from "../api/schema.js";
+import type { CommandRunner } from "../probe/command-runner.js";
+import type { CloseMode } from "../probe/connection.js";
+import { ProbeManager } from "../prober/manager.js";
+import { ProberMetrics } from "../prober/metrics.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { StatusManager } from "../status/status-manager.js";
+import { systemClock, type Clock } from "../util/clock.js";
+import { silentLogger, type Logger } from "../util/logger.js";
+import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "./agent-api.js";
+import { AgentMetrics } from "./agent-metrics.js";
+import { RestartBackoff, type BackoffOptions } from "./backoff.js";
+import { EventStore } from "./kube-events.js";
+import { readContainerLog } from "./container-logs.js";
+import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
+import { podUidFor } from "./pod-uid.js";
+import { PodWorker } from "./pod-worker.js";
+
+/** AgentOptions configure an Agent. */
+export interface AgentOptions {
+  runtime: Runtime;
+  /** Directory for container logs and agent state. */
+  stateDir: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** How often every pod is re-synced (the kubelet's PLEG relist period: 1 s). */
+  resyncIntervalMs?: number;
+  backoff?: BackoffOptions;
+  nodeName?: string;
+  hostIP?: string;
+  probeCloseMode?: CloseMode;
+}
+
+/** AdmitResult is the outcome of admitting one manifest pod. */
+export type AdmitResult = { ok: true; pod: Pod } | { ok: false; name: string; errors: string[] };
+
+/** Agent runs pods on one runtime with the kubelet's lifecycle. */
+export class Agent implements AgentApi {
+  readonly probeManager: ProbeManager;
+  readonly statusManager: StatusManager;
+  readonly events: EventStore;
+  readonly proberMetrics = new ProberMetrics();
+  private readonly metrics: AgentMetrics;
+  private readonly syncer: PodSyncer;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly runtime: Runtime;
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
+  private readonly published = new Map<string, string>();
+  private readonly stop = new AbortController();
+  private loop: Promise<void> | undefined;
+  private lastResync = 0;
+
+  constructor(private readonly options: AgentOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger;
+    this.runtime = options.runtime;
+    const nodeName = options.nodeName ?? hostname();
+    this.events = new EventStore(this.clock, nodeName);
+    this.metrics = new AgentMetrics();
+    this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
+    const runner = fullIdRunner(this.runtime);
+    this.probeManager = new ProbeManager({
+      statusProvider: this.statusManager,
+      runner,
+      recorder: this.events,
+      clock: this.clock,
+      logger: this.logger,
+      metrics: this.proberMetrics,
+      ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
+    });
+    this.syncer = new PodSyncer({
+      runtime: this.runtime,
+      runner,
+      probeManager: this.probeManager,
+      statusManager: this.statusManager,
+      events: this.events,
+      backoff: new RestartBackoff(this.clock, options.backoff),
+      clock: this.clock,
+      logger: this.logger.child("sync"),
+      logRoot: `${options.stateDir}/pods`,
+      hostIP: options.hostIP ?? "127.0.0.1",
+      nodeName,
+    });
+    this.wireProbeReactions();
+    this.statusManager.subscribe((uid) => this.publishPod(uid));
+  }
+
+  /** wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write status then sync. */
+  private wireProbeReactions(): void {
+    const pm = this.probeManager;
+    pm.livenessManager.subscribe((u) => {
+      if (u.result === "Failure") this.handleProbeSync(u.podUid);
+    });
+    pm.readinessManager.subscribe((u) => {
+      this.statusManager.setContainerReadiness(u.podUid, u.containerId, u.result === "Success");
+      this.handleProbeSync(u.podUid);
+    });
+    pm.startupManager.subscribe((u) => {
+      this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === "Success");
+      this.handleProbeSync(u.podUid);
+    });
+  }
+
+  /** handleProbeSync syncs the pod by UID if the agent still has it (stale updates are ignored). */
+  private handleProbeSync(uid: string): void {
+    this.workers.get(uid)?.queueSync();
+  }
+
+  /** start launches the periodic resync loop. Idempotent. */
+  start(): void {
+    this.loop ??= this.resyncLoop();
+  }
+
+  private async resyncLoop(): Promise<void> {
+    const period = this.options.resyncIntervalMs ?? 1000;
+    while (!this.stop.signal.aborted) {
+      this.lastResync = this.clock.now();
+      for (const worker of this.workers.values()) worker.queueSync();
+      this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
+      await this.clock.sleep(period, this.stop.signal);
+    }
+  }
+
+  /**
+   * admit validates a decoded pod and starts it. Manifest pods get a UID derived from their
+   * source and content; an existing pod of the same name from the same source is replaced
+   * when its content changed (static pod semantics).
+   */
+  admit(input: Pod, source: string): AdmitResult {
+    const checked = defaultAndValidatePod(input);
+    const name = input.metadata?.name ?? "";
+    if (!checked.ok) return { ok: false, name, errors: formatFieldErrors(checked.errors) };
+    const pod = checked.pod;
+    pod.metadata.uid = source === "api" ? randomUUID() : podUidFor(pod, source);
+    pod.metadata.creationTimestamp = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+    const existing = this.findWorker(pod.metadata.namespace ?? "default", pod.metadata.name ?? "");
+    if (existing) {
+      if (existing.record.pod.metadata.uid === pod.metadata.uid) return { ok: true, pod: existing.record.pod };
+      if (existing.record.source !== source) return { ok: false, name, errors: [`pods "${name}" already exists (from ${existing.record.source})`] };
+      void this.deleteRecord(existing, undefined);
+    }
+    const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
+    const worker = new PodWorker(record, {
+      sync: (r) => this.metrics.timeSync("sync", () => this.syncer.sync(r)),
+      terminate: (r, grace) => this.syncer.terminate(r, grace),
+      terminated: (r) => this.forget(r),
+      logger: this.logger,
+    });
+    this.workers.set(pod.metadata.uid, worker);
+    this.emitPod("ADDED", pod);
+    worker.queueSync();
+    return { ok: true, pod };
+  }
+
+  /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
+  removeSource(source: string, keep: ReadonlySet<string> = new Set()): void {
+    for (const worker of [...this.workers.values()]) {
+      if (worker.record.source === source && !keep.has(worker.record.pod.metadata.uid ?? "")) void this.deleteRecord(worker, undefined);
+    }
+  }
+
+  private findWorker(namespace: string, name: string): PodWorker | undefined {
+    for (const w of this.workers.values()) {
+      if (!w.terminating && w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name) return w;
+    }
+    return undefined;
+  }
+
+  /** deleteRecord starts graceful deletion (kubelet: deletionTimestamp + grace, then SyncTerminatingPod). */
+  private deleteRecord(worker: PodWorker, gracePeriodSeconds: number | undefined): Promise<void> {
+    const pod = worker.record.pod;
+    const grace = gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    if (!worker.terminating) {
+      worker.record.pod = {
+        ...pod,
+        metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"), deletionGracePeriodSeconds: grace },
+      };
+      this.publishPod(pod.metadata.uid ?? "");
+    }
+    return worker.terminate(grace);
+  }
+
+  private forget(record: PodRecord): void {
+    const uid = record.pod.metadata.uid ?? "";
+    this.workers.delete(uid);
+    this.published.delete(uid);
+    const gone = this.withStatus(record.pod);
+    this.statusManager.removePod(uid);
+    this.metrics.forgetPod(record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
+    this.emitPod("DELETED", gone);
+  }
+
+  private withStatus(pod: Pod): Pod {
+    const status = this.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    return { apiVersion: "v1", kind: "Pod", ...pod, ...(status ? { status: structuredClone(status) } : {}) };
+  }
+
+  private publishPod(uid: string): void {
+    const worker = this.workers.get(uid);
+    if (!worker) return;
+    const pod = this.withStatus(worker.record.pod);
+    const text = JSON.stringify(pod);
+    if (this.published.get(uid) === text) return;
+    this.published.set(uid, text);
+    if (pod.status) this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
+    this.emitPod("MODIFIED", pod);
+  }
+
+  private emitPod(type: WatchEvent<Pod>["type"], pod: Pod): void {
+    for (const listener of this.podWatchers) listener({ type, object: type === "ADDED" ? this.withStatus(pod) : pod });
+  }
+
+  // ---- AgentApi ----
+
+  listPods(namespace?: string): Pod[] {
+    return [...this.workers.values()]
+      .map((w) => w.record.pod)
+      .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
+      .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
+      .map((p) => this.withStatus(p));
+  }
+
+  getPod(namespace: string, name: string): Pod {
+    for (const w of this.workers.values()) {
+      const p = w.record.pod;
+      if (p.metadata.namespace === namespace && p.metadata.name === name) return this.withStatus(p);
+    }
+    throw new ApiError("NotFound", `pods "${name}" not found`);
+  }
+
+  createPod(input: unknown, namespace?: string): Pod {
+    const errs: string[] = [];
+    const decoded = decodeValue(podSchema, input, "", errs) as Pod;
+    if (errs.length > 0) throw new ApiError("BadRequest", `Pod in version "v1" cannot be handled as a Pod: ${errs.join("; ")}`);
+    if (namespace !== undefined) decoded.metadata = { ...decoded.metadata, namespace: decoded.metadata?.namespace ?? namespace };
+    const name = decoded.metadata?.name ?? "";
+    const checked = defaultAndValidatePod(decoded);
+    if (!checked.ok) {
+      throw new ApiError(
+        "Invalid",
+        formatInvalidObject("Pod", name, checked.errors),
+        checked.errors.map((e) => ({ field: e.field, message: formatFieldErrors([e])[0] ?? "", reason: `FieldValue${e.type}` })),
+      );
+    }
+    if (this.findWorker(checked.pod.metadata.namespace ?? "default", name)) throw new ApiError("AlreadyExists", `pods "${name}" already exists`);
+    const admitted = this.admit(checked.pod, "api");
+    if (!admitted.ok) throw new ApiError("Invalid", admitted.errors.join("; "));
+    return this.withStatus(admitted.pod);
+  }
+
+  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
+    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
+    if (!worker) throw new ApiError("NotFound", `pods "${name}" not found`);
+    void this.deleteRecord(worker, gracePeriodSeconds);
+    return this.withStatus(worker.record.pod);
+  }
+
+  /** deletePodAndWait deletes a pod and resolves once it is gone (tests, CLI). */
+  async deletePodAndWait(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
+    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
+    if (worker) await this.deleteRecord(worker, gracePeriodSeconds);
+  }
+
+  listEvents(namespace?: string, involvedName?: string): KubeEvent[] {
+    return this.events.list(namespace, involvedName);
+  }
+
+  watchPods(listener: (event: WatchEvent<Pod>) => void): () => void {
+    this.podWatchers.add(listener);
+    return () => this.podWatchers.delete(listener);
+  }
+
+  watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void {
+    return this.events.watch(listener);
+  }
+
+  readLogs(request: LogRequest): AsyncIterable<string> {
+    const pod = this.getPod(request.namespace, request.name);
+    const worker = this.workers.get(pod.metadata.uid ?? "")!;
+    return readContainerLog(this.runtime, worker.record, request, this.clock);
+  }
+
+  probeMetrics(): Promise<string> {
+    return this.proberMetrics.registry.metrics();
+  }
+
+  agentMetrics(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+
+  healthz(): { ok: boolean; message: string } {
+    if (this.stop.signal.aborted) return { ok: false, message: "agent is shutting down" };
+    const period = this.options.resyncIntervalMs ?? 1000;
+    const behind = this.clock.now() - this.lastResync;
+    return behind > period * 10 + 5000 ? { ok: false, message: `sync loop is stale: last resync ${behind} ms ago` } : { ok: true, message: "ok" };
+  }
+
+  /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
+  async close(gracePeriodSeconds?: number): Promise<void> {
+    this.stop.abort();
+    await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    await this.probeManager.close();
+    await this.loop;
+  }
+
+  /** destroy kills every pod at once (a second signal): no grace, no preStop. */
+  async destroy(): Promise<void> {
+    this.stop.abort();
+    await Promise.all(
+      [...this.workers.values()].map(async (w) => {
+        if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
+        await this.deleteRecord(w, 0);
+      }),
+    );
+    await this.probeManager.close();
+    await this.loop;
+  }
+}
+
+/** fullIdRunner adapts a runtime to CommandRunner calls made with "<type>://<id>" container IDs. */
+function fullIdRunner(runtime: Runtime): CommandRunner {
+  const prefix = `${runtime.type}://`;
+  return {
+    runInContainer: (id, argv, options) => runtime.runInContainer(id.startsWith(prefix) ? id.slice(prefix.length) : id, argv, options),
+  };
+}

@@ -1,0 +1,77 @@
+// CrashLoopBackOff: the kubelet's per-container restart back-off (flowcontrol.Backoff with
+// 10 s initial, doubling, 300 s cap; an entry idle for 2 × the cap is forgotten, so a container
+// that ran for 10 minutes starts again from 10 s).
+import type { Clock } from "../util/clock.js";
+
+/** BACKOFF_INITIAL_MS is the first restart delay (kubelet initialBackOff = 10 s). */
+export const BACKOFF_INITIAL_MS = 10_000;
+/** BACKOFF_MAX_MS caps the delay (kubelet MaxContainerBackOff = 300 s). */
+export const BACKOFF_MAX_MS = 300_000;
+
+interface Entry {
+  /** Current delay. */
+  delayMs: number;
+  /** The finish time of the container whose restart last raised the delay (ms since epoch). */
+  lastUpdate: number;
+}
+
+/** BackoffOptions let tests and fast demos scale the delays. */
+export interface BackoffOptions {
+  initialMs?: number;
+  maxMs?: number;
+}
+
+/** RestartBackoff tracks the restart delay per key (pod UID + container name + spec hash). */
+export class RestartBackoff {
+  private readonly entries = new Map<string, Entry>();
+  readonly initialMs: number;
+  readonly maxMs: number;
+
+  constructor(
+    private readonly clock: Clock,
+    options: BackoffOptions = {},
+  ) {
+    this.initialMs = options.initialMs ?? BACKOFF_INITIAL_MS;
+    this.maxMs = options.maxMs ?? BACKOFF_MAX_MS;
+  }
+
+  /**
+   * inBackoffSince reports whether restarting a container that finished at `finishedAt` is still
+   * held back (kubelet IsInBackOffSince: now − finishedAt < current delay; stale entries never hold).
+   */
+  inBackoffSince(key: string, finishedAt: number): boolean {
+    const entry = this.entries.get(key);
+    if (!entry || this.expired(this.clock.now(), entry)) return false;
+    return this.clock.now() - finishedAt < entry.delayMs;
+  }
+
+  /** delayMs is the current delay for a key (0 when none is held). */
+  delayMs(key: string): number {
+    const entry = this.entries.get(key);
+    return entry && !this.expired(this.clock.now(), entry) ? entry.delayMs : 0;
+  }
+
+  /**
+   * next records a restart of a container that finished at `finishedAt` (kubelet Backoff.Next):
+   * the first one, or one after an entry went stale, sets the initial delay; later ones double it.
+   */
+  next(key: string, finishedAt: number): void {
+    const entry = this.entries.get(key);
+    if (!entry || this.expired(finishedAt, entry)) {
+      this.entries.set(key, { delayMs: this.initialMs, lastUpdate: finishedAt });
+      return;
+    }
+    entry.delayMs = Math.min(entry.delayMs * 2, this.maxMs);
+    entry.lastUpdate = finishedAt;
+  }
+
+  /** forget drops every key that starts with the prefix (a removed pod). */
+  forget(prefix: string): void {
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
+  /** expired: an entry not updated for 2 × the cap is forgotten (kubelet hasExpired). */
+  private expired(at: number, entry: Entry): boolean {
+    return at - entry.lastUpdate > 2 * this.maxMs;
+  }
+}

@@ -1,0 +1,154 @@
+// Pod sources: manifest files given on the command line, and a watched manifest directory like
+// the kubelet's static pods (kubelet pkg/kubelet/config/file.go: files are re-read on change and
+// every 20 s; a pod whose file vanished is deleted; an invalid file changes nothing running).
+import { readdir, readFile } from "node:fs/promises";
+import { watch, type FSWatcher } from "node:fs";
+import { join, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { decodePods } from "../api/decode.js";
+import { formatFieldErrors } from "../api/field-errors.js";
+import { defaultAndValidatePod } from "../api/validation.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import type { AdmitResult } from "./agent.js";
+
+/** PodAdmitter is the part of the agent a source needs. */
+export interface PodAdmitter {
+  admit(pod: import("../api/types.js").Pod, source: string): AdmitResult;
+  removeSource(source: string, keep?: ReadonlySet<string>): void;
+}
+
+/** SourceReport lists what loading one manifest text produced. */
+export interface SourceReport {
+  source: string;
+  admitted: string[];
+  /** Human-readable errors, each prefixed by the pod or file they concern. */
+  errors: string[];
+}
+
+/**
+ * applyManifest decodes and validates a manifest text, then admits its pods under one source.
+ * Any syntax, decode or validation error rejects the whole text and changes nothing running.
+ */
+export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
+  const report: SourceReport = { source, admitted: [], errors: [] };
+  const decoded = decodePods(text, fileName);
+  if (!decoded.ok) {
+    report.errors.push(...decoded.errors);
+    return report;
+  }
+  for (const pod of decoded.value) {
+    const checked = defaultAndValidatePod(pod);
+    if (!checked.ok) report.errors.push(`${fileName}: Pod "${pod.metadata?.name ?? ""}" is invalid:`, ...formatFieldErrors(checked.errors).map((e) => `  * ${e}`));
+  }
+  if (report.errors.length > 0) return report;
+  const keep = new Set<string>();
+  for (const pod of decoded.value) {
+    const result = admitter.admit(pod, source);
+    if (result.ok) {
+      keep.add(result.pod.metadata.uid ?? "");
+      report.admitted.push(`${result.pod.metadata.namespace ?? "default"}/${result.pod.metadata.name ?? ""}`);
+    } else {
+      report.errors.push(`${fileName}: Pod "${result.name}" is invalid:`, ...result.errors.map((e) => `  * ${e}`));
+    }
+  }
+  if (replaceSource) admitter.removeSource(source, keep);
+  return report;
+}
+
+/** MANIFEST_RESCAN_MS is the kubelet's fileCheckFrequency (20 s). */
+export const MANIFEST_RESCAN_MS = 20_000;
+const MANIFEST_EXTENSIONS = /\.(ya?ml|json)$/i;
+
+/** ManifestDirectory watches a directory of pod manifests. */
+export class ManifestDirectory {
+  private readonly dir: string;
+  private readonly seen = new Map<string, string>();
+  private watcher: FSWatcher | undefined;
+  private readonly stop = new AbortController();
+  private scanning: Promise<void> | undefined;
+  private rescanQueued = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    dir: string,
+    private readonly admitter: PodAdmitter,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly onReport: (report: SourceReport) => void = () => undefined,
+  ) {
+    this.dir = resolve(dir);
+  }
+
+  /** start scans once, then watches for changes and rescans periodically. */
+  async start(): Promise<void> {
+    await this.scan();
+    try {
+      this.watcher = watch(this.dir, () => this.queueScan());
+      this.watcher.on("error", (err) => this.logger.warn("Manifest directory watch failed; relying on periodic rescans", { dir: this.dir, err }));
+    } catch (err) {
+      this.logger.warn("Cannot watch manifest directory; relying on periodic rescans", { dir: this.dir, err });
+    }
+    this.loop = this.periodic();
+  }
+
+  private async periodic(): Promise<void> {
+    while (!this.stop.signal.aborted) {
+      await this.clock.sleep(MANIFEST_RESCAN_MS, this.stop.signal);
+      if (!this.stop.signal.aborted) this.queueScan();
+    }
+  }
+
+  /** queueScan coalesces change notifications into one rescan at a time. */
+  queueScan(): void {
+    if (this.scanning) {
+      this.rescanQueued = true;
+      return;
+    }
+    this.scanning = this.scan().finally(() => {
+      this.scanning = undefined;
+      if (this.rescanQueued && !this.stop.signal.aborted) {
+        this.rescanQueued = false;
+        this.queueScan();
+      }
+    });
+  }
+
+  /** scan reads every manifest whose content changed and forgets files that are gone. */
+  async scan(): Promise<void> {
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => !n.startsWith(".") && MANIFEST_EXTENSIONS.test(n)).sort();
+    } catch (err) {
+      this.logger.error("Cannot read manifest directory", { dir: this.dir, err });
+      return;
+    }
+    const present = new Set<string>();
+    for (const name of names) {
+      const path = join(this.dir, name);
+      present.add(path);
+      const text = await readFile(path, "utf8").catch(() => undefined);
+      if (text === undefined) continue;
+      const hash = createHash("sha256").update(text).digest("hex");
+      if (this.seen.get(path) === hash) continue;
+      this.seen.set(path, hash);
+      const report = applyManifest(this.admitter, text, name, `file:${path}`, true);
+      if (report.errors.length > 0) this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+      this.onReport(report);
+    }
+    for (const path of [...this.seen.keys()]) {
+      if (present.has(path)) continue;
+      this.seen.delete(path);
+      this.logger.info("Manifest removed; deleting its pods", { file: path });
+      this.admitter.removeSource(`file:${path}`);
+    }
+  }
+
+  /** close stops watching. Pods stay (the agent decides). */
+  async close(): Promise<void> {
+    this.stop.abort();
+    this.watcher?.close();
+    await this.scanning;
+    await this.loop;
+  }
+}

@@ -1,0 +1,366 @@
+// PodSyncer: one reconciliation of one pod against the runtime, in the kubelet's order
+// (kubelet kuberuntime_manager.go SyncPod / computePodActions, kuberuntime_container.go
+// startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
+// calls per pod; this file holds the decisions and the runtime calls.
+import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
+import type { CommandRunner } from "../probe/command-runner.js";
+import { formatGoDuration } from "../probe/go-duration.js";
+import type { ProbeManager } from "../prober/manager.js";
+import { isRestartableInitContainer, shouldRestartOnExit } from "../prober/worker-policy.js";
+import { computeContainerActions } from "../kuberuntime/container-actions.js";
+import type { ProbeKillReason } from "../kuberuntime/container-actions.js";
+import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
+import type { ContainerConfig, ContainerInfo, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
+import { RuntimeError } from "../runtime/runtime.js";
+import type { StatusManager } from "../status/status-manager.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import type { RestartBackoff } from "./backoff.js";
+import { containerEnv, expandCommandAndArgs } from "./container-env.js";
+import type { EventStore } from "./kube-events.js";
+import { runLifecycleHook } from "./lifecycle-hooks.js";
+import { containerHash } from "./pod-uid.js";
+import { buildPodStatus, containerStatus, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+
+/** Labels the agent puts on sandboxes and containers to find them again (as the kubelet does). */
+export const LABEL_POD_UID = "io.kubernetes.pod.uid";
+export const LABEL_POD_NAME = "io.kubernetes.pod.name";
+export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
+export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
+export const ANNOTATION_CONTAINER_HASH = "io.kubernetes.container.hash";
+export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
+
+/** PodRecord is the agent's state for one pod. */
+export interface PodRecord {
+  /** The desired pod; deletionTimestamp is set once deletion has begun. */
+  pod: Pod;
+  /** Where the pod came from ("file:<path>", "dir:<path>", "api"). */
+  source: string;
+  sandboxId?: string;
+  sandboxConfig?: PodSandboxConfig;
+  podIP: string;
+  /** When the agent first admitted the pod (ms). */
+  startTime: number;
+  /** Containers whose image warning was already emitted. */
+  imageWarned: Set<string>;
+  /** Waiting reasons decided by the last start attempt, by container name. */
+  startErrors: Map<string, Waiting>;
+}
+
+/** PodSyncerDeps are the syncer's collaborators. */
+export interface PodSyncerDeps {
+  runtime: Runtime;
+  /** Runs hook commands; takes full "<type>://<id>" container IDs. */
+  runner: CommandRunner;
+  probeManager: ProbeManager;
+  statusManager: StatusManager;
+  events: EventStore;
+  backoff: RestartBackoff;
+  clock: Clock;
+  logger: Logger;
+  /** Root of container logs: <logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log. */
+  logRoot: string;
+  hostIP: string;
+  nodeName: string;
+}
+
+/** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
+export function formatPod(pod: Pod): string {
+  return `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}(${pod.metadata.uid ?? ""})`;
+}
+
+/** PodSyncer reconciles pods with the runtime. */
+export class PodSyncer {
+  constructor(private readonly d: PodSyncerDeps) {}
+
+  /** sync brings one running (not terminating) pod closer to its spec and publishes its status. */
+  async sync(record: PodRecord): Promise<PodStatus> {
+    const pod = record.pod;
+    await this.ensureSandbox(record);
+    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    const terminal = previous?.phase === "Succeeded" || previous?.phase === "Failed";
+    let groups = await this.instances(record);
+    if (!terminal) {
+      if (await this.killFailedProbes(record, groups)) groups = await this.instances(record);
+      const waiting = new Map<string, Waiting>();
+      const initDone = await this.syncInitContainers(record, groups, waiting);
+      if (initDone) await this.syncRegularContainers(record, groups, waiting);
+      groups = await this.instances(record);
+      return this.publish(record, groups, waiting, initDone);
+    }
+    // A pod in a terminal phase keeps nothing running: sidecars are stopped (kubelet terminates the pod).
+    await this.stopRunning(record, groups, pod.spec.terminationGracePeriodSeconds ?? 30);
+    return this.publish(record, await this.instances(record), new Map(), true);
+  }
+
+  private async stopRunning(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
+    const running = allContainers(record.pod).filter((c) => groups.get(c.name)?.current?.state === "running");
+    await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace)));
+  }
+
+  /** ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. */
+  private async ensureSandbox(record: PodRecord): Promise<void> {
+    const pod = record.pod;
+    if (record.sandboxId) {
+      const status = await this.d.runtime.podSandboxStatus(record.sandboxId).catch(() => undefined);
+      if (status?.state === "ready") return;
+    }
+    const uid = pod.metadata.uid ?? "";
+    const config: PodSandboxConfig = {
+      podUid: uid,
+      name: pod.metadata.name ?? "",
+      namespace: pod.metadata.namespace ?? "default",
+      attempt: record.sandboxConfig ? record.sandboxConfig.attempt + 1 : 0,
+      hostNetwork: pod.spec.hostNetwork ?? false,
+      logDirectory: `${this.d.logRoot}/${pod.metadata.namespace ?? "default"}_${pod.metadata.name ?? ""}_${uid}`,
+      labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default" },
+      annotations: {},
+    };
+    record.sandboxId = await this.d.runtime.runPodSandbox(config);
+    record.sandboxConfig = config;
+    record.podIP = (await this.d.runtime.podSandboxStatus(record.sandboxId)).podIP;
+  }
+
+  /** instances lists the sandbox's containers grouped by name, newest first. */
+  async instances(record: PodRecord): Promise<Map<string, ContainerInstances>> {
+    if (!record.sandboxId) return new Map();
+    return groupInstances(await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }));
+  }
+
+  /** killFailedProbes kills running containers whose liveness or startup probe failed (§G.4). */
+  private async killFailedProbes(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<boolean> {
+    const pod = record.pod;
+    const running = (specs: readonly Container[]): ContainerStatus[] =>
+      specs.flatMap((c) => {
+        const cur = groups.get(c.name)?.current;
+        return cur?.state === "running"
+          ? [{ name: c.name, containerID: this.id(cur), ready: false, restartCount: cur.attempt, state: { running: { startedAt: new Date(cur.startedAt).toISOString() } } }]
+          : [];
+      });
+    const actions = computeContainerActions({
+      pod,
+      containerStatuses: running(pod.spec.containers),
+      initContainerStatuses: running((pod.spec.initContainers ?? []).filter(isRestartableInitContainer)),
+      liveness: this.d.probeManager.livenessManager,
+      startup: this.d.probeManager.startupManager,
+      specChanged: (name) => {
+        const spec = allContainers(pod).find((c) => c.name === name);
+        const cur = groups.get(name)?.current;
+        return !!spec && !!cur && cur.annotations[ANNOTATION_CONTAINER_HASH] !== containerHash(spec);
+      },
+    });
+    const kills = actions.decisions.filter((d) => d.action === "kill");
+    await Promise.all(
+      kills.map(async (k) => {
+        const spec = allContainers(pod).find((c) => c.name === k.name);
+        const info = groups.get(k.name)?.current;
+        if (spec && info) await this.killContainer(record, spec, info, k.message, k.reason);
+      }),
+    );
+    return kills.length > 0;
+  }
+
+  /**
+   * syncInitContainers runs init containers in order: plain ones to completion, sidecars started
+   * (and, with a startup probe, started-by-probe) before the next. Returns whether all are done.
+   */
+  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<boolean> {
+    const pod = record.pod;
+    for (const spec of pod.spec.initContainers ?? []) {
+      const cur = groups.get(spec.name)?.current;
+      if (isRestartableInitContainer(spec)) {
+        if (cur?.state === "running") {
+          if (spec.startupProbe && this.d.probeManager.startupManager.get(this.id(cur)) !== "Success") return false;
+          continue;
+        }
+        await this.startOrBackOff(record, spec, cur, waiting);
+        return false;
+      }
+      if (!cur) {
+        await this.startContainer(record, spec, undefined);
+        return false;
+      }
+      if (cur.state !== "exited") return false;
+      if (cur.exitCode === 0) continue;
+      if ((pod.spec.restartPolicy ?? "Always") === "Never") return false;
+      await this.startOrBackOff(record, spec, cur, waiting);
+      return false;
+    }
+    return true;
+  }
+
+  /** syncRegularContainers starts missing containers and restarts exited ones per policy. */
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<void> {
+    const pod = record.pod;
+    // Sidecars that died after initialisation are restarted too (they always restart).
+    for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
+      const cur = groups.get(spec.name)?.current;
+      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting);
+    }
+    await Promise.all(
+      pod.spec.containers.map(async (spec) => {
+        const cur = groups.get(spec.name)?.current;
+        if (!cur) return this.startContainer(record, spec, undefined);
+        if (cur.state !== "exited") return;
+        if (!shouldRestartOnExit(pod, spec, cur.exitCode)) return;
+        return this.startOrBackOff(record, spec, cur, waiting);
+      }),
+    );
+  }
+
+  /** startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet doBackOff). */
+  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>): Promise<void> {
+    const pod = record.pod;
+    if (cur && cur.state === "exited") {
+      const key = `${pod.metadata.uid ?? ""}/${spec.name}/${containerHash(spec)}`;
+      if (this.d.backoff.inBackoffSince(key, cur.finishedAt)) {
+        const delay = formatGoDuration(this.d.backoff.delayMs(key));
+        this.d.events.event({ pod, containerName: spec.name }, "Warning", "BackOff", `Back-off restarting failed container ${spec.name} in pod ${formatPod(pod)}`);
+        waiting.set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });
+        return;
+      }
+      this.d.backoff.next(key, cur.finishedAt);
+    } else if (cur && cur.state !== "exited") {
+      return;
+    }
+    await this.startContainer(record, spec, cur);
+  }
+
+  /** startContainer creates and starts a new instance, then runs postStart (kubelet startContainer). */
+  private async startContainer(record: PodRecord, spec: Container, previous: ContainerInfo | undefined): Promise<void> {
+    const pod = record.pod;
+    const target = { pod, containerName: spec.name };
+    const attempt = previous ? previous.attempt + 1 : 0;
+    const env = containerEnv(pod, spec, record.podIP);
+    const argv = expandCommandAndArgs(spec, env.env);
+    if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
+      record.imageWarned.add(spec.name);
+      this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
+    }
+    const config: ContainerConfig = {
+      name: spec.name,
+      attempt,
+      image: spec.image ?? "",
+      command: argv.command,
+      args: argv.args,
+      ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
+      envs: env.env,
+      labels: { ...record.sandboxConfig!.labels, [LABEL_CONTAINER_NAME]: spec.name },
+      annotations: { [ANNOTATION_CONTAINER_HASH]: containerHash(spec), [ANNOTATION_RESTART_COUNT]: String(attempt) },
+      logPath: `${spec.name}/${attempt}.log`,
+    };
+    let id: string;
+    try {
+      id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
+    } catch (err) {
+      return this.startFailed(record, spec, "CreateContainerError", err);
+    }
+    this.d.events.event(target, "Normal", "Created", `Created container: ${spec.name}`);
+    try {
+      await this.d.runtime.startContainer(id);
+    } catch (err) {
+      return this.startFailed(record, spec, "RunContainerError", err);
+    }
+    record.startErrors.delete(spec.name);
+    this.d.events.event(target, "Normal", "Started", `Started container ${spec.name}`);
+    const postStart = spec.lifecycle?.postStart;
+    if (postStart) {
+      const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, 30_000));
+      if (failure) {
+        this.d.events.event(target, "Warning", "FailedPostStartHook", failure);
+        const info = await this.d.runtime.containerStatus(id);
+        await this.killContainer(record, spec, info, "FailedPostStartHook");
+      }
+    }
+  }
+
+  private startFailed(record: PodRecord, spec: Container, reason: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Warning", "Failed", `Error: ${message}`);
+    record.startErrors.set(spec.name, { reason, message });
+    this.d.logger.info("Container start failed", { pod: record.pod.metadata.name, containerName: spec.name, reason, err: message });
+  }
+
+  /**
+   * killContainer stops one instance: Killing event, preStop within the grace period, then
+   * SIGTERM → grace → SIGKILL (kubelet killContainer; probe-level grace only for that probe's kills).
+   */
+  async killContainer(record: PodRecord, spec: Container, info: ContainerInfo, message: string, reason?: ProbeKillReason, graceOverride?: number): Promise<void> {
+    const pod = record.pod;
+    const grace = graceOverride ?? killGracePeriodSeconds(pod, spec, reason);
+    this.d.events.event({ pod, containerName: spec.name }, "Normal", "Killing", message);
+    let elapsed = 0;
+    const preStop = spec.lifecycle?.preStop;
+    if (preStop && grace > 0 && info.state === "running") {
+      const started = this.d.clock.monotonic();
+      const failure = await runLifecycleHook(preStop, this.hookContext(record, spec, this.id(info), grace * 1000));
+      elapsed = (this.d.clock.monotonic() - started) / 1000;
+      if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", failure);
+    }
+    const remaining = graceOverride === 0 ? 0 : remainingGraceAfterPreStop(grace, elapsed);
+    try {
+      await this.d.runtime.stopContainer(info.id, remaining);
+    } catch (err) {
+      if (!(err instanceof RuntimeError && err.code === "NotFound")) throw err;
+    }
+  }
+
+  /**
+   * terminate stops every container of a pod being deleted (kubelet SyncTerminatingPod):
+   * liveness and startup stop first, readiness keeps probing, regular containers stop in
+   * parallel, then sidecars in reverse order; finally the sandbox goes.
+   */
+  async terminate(record: PodRecord, gracePeriodSeconds: number): Promise<void> {
+    const pod = record.pod;
+    this.d.probeManager.stopLivenessAndStartup(pod);
+    const groups = await this.instances(record);
+    const stop = async (spec: Container): Promise<void> => {
+      const cur = groups.get(spec.name)?.current;
+      if (cur && cur.state !== "exited") await this.killContainer(record, spec, cur, `Stopping container ${spec.name}`, undefined, gracePeriodSeconds);
+    };
+    await Promise.all(pod.spec.containers.map(stop));
+    for (const spec of [...(pod.spec.initContainers ?? [])].reverse()) await stop(spec);
+    this.d.probeManager.removePod(pod);
+    if (record.sandboxId) {
+      await this.d.runtime.stopPodSandbox(record.sandboxId);
+      await this.d.runtime.removePodSandbox(record.sandboxId);
+    }
+  }
+
+  /** publish builds the pod status, folds probe results in, and stores it; then ensures workers. */
+  async publish(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, initDone: boolean): Promise<PodStatus> {
+    const pod = record.pod;
+    const uid = pod.metadata.uid ?? "";
+    const previous = this.d.statusManager.getPodStatus(uid);
+    const waitingFor = (name: string): Waiting | undefined => waiting.get(name) ?? record.startErrors.get(name);
+    const status = buildPodStatus({
+      pod,
+      previous,
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "PodInitializing")),
+      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, initDone ? "ContainerCreating" : "PodInitializing")),
+      sandboxReady: record.sandboxId !== undefined,
+      podIP: record.podIP,
+      hostIP: this.d.hostIP,
+      startTime: record.startTime,
+      now: this.d.clock.now(),
+    });
+    this.d.probeManager.updatePodStatus(pod, status, previous);
+    refreshReadyConditions(pod, status, this.d.clock.now());
+    this.d.statusManager.setPodStatus(pod, status);
+    this.d.probeManager.addPod(pod);
+    return status;
+  }
+
+  private hookContext(record: PodRecord, spec: Container, containerId: string, timeoutMs: number) {
+    return { runner: this.d.runner, clock: this.d.clock, pod: record.pod, container: spec, containerId, podIP: record.podIP, timeoutMs };
+  }
+
+  private id(info: ContainerInfo): string {
+    return `${this.d.runtime.type}://${info.id}`;
+  }
+}
+
+/** allContainers lists init and regular containers. */
+export function allContainers(pod: Pod): Container[] {
+  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+}

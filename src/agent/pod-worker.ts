@@ -1,0 +1,72 @@
+// PodWorker: serialises every sync and the termination of one pod (kubelet pod_workers.go):
+// requests that arrive while a sync runs coalesce into one more sync afterwards.
+import type { Logger } from "../util/logger.js";
+import type { PodRecord } from "./pod-sync.js";
+
+/** PodWorkerHooks are what the worker calls; the agent supplies them. */
+export interface PodWorkerHooks {
+  sync(record: PodRecord): Promise<unknown>;
+  terminate(record: PodRecord, gracePeriodSeconds: number): Promise<void>;
+  /** Called once after termination has finished. */
+  terminated(record: PodRecord): void;
+  logger: Logger;
+}
+
+/** PodWorker owns one pod's reconcile loop. */
+export class PodWorker {
+  private dirty = false;
+  private running: Promise<void> | undefined;
+  /** Set once deletion was requested: the grace period to use. */
+  private terminateWith: number | undefined;
+  /** True once termination has completed; no further syncs run. */
+  finished = false;
+
+  constructor(
+    readonly record: PodRecord,
+    private readonly hooks: PodWorkerHooks,
+  ) {}
+
+  /** queueSync asks for a sync; coalesces with one already queued. */
+  queueSync(): void {
+    if (this.finished) return;
+    this.dirty = true;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  /**
+   * terminate asks for graceful termination with the given grace period; a shorter period given
+   * later wins (a second signal forces an immediate kill). Resolves when the pod is gone.
+   */
+  terminate(gracePeriodSeconds: number): Promise<void> {
+    if (this.terminateWith === undefined || gracePeriodSeconds < this.terminateWith) this.terminateWith = gracePeriodSeconds;
+    this.queueSync();
+    return this.idle();
+  }
+
+  /** terminating reports whether deletion was requested. */
+  get terminating(): boolean {
+    return this.terminateWith !== undefined;
+  }
+
+  /** idle resolves when no sync is running or queued. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.dirty && !this.finished) {
+      this.dirty = false;
+      try {
+        if (this.terminateWith !== undefined) {
+          await this.hooks.terminate(this.record, this.terminateWith);
+          this.finished = true;
+          this.hooks.terminated(this.record);
+          return;
+        }
+        await this.hooks.sync(this.record);
+      } catch (err) {
+        this.hooks.logger.error("Error syncing pod, skipping", { pod: this.record.pod.metadata.name, podUID: this.record.pod.metadata.uid, err });
+      }
+    }
+  }
+}

@@ -1,0 +1,129 @@
+// FakeRuntime: an in-memory Runtime for agent tests. Containers never run anything; tests move
+// them with exit(), and exec results are scripted per container name.
+import type { CommandResult, CommandRunOptions } from "../../src/probe/command-runner.js";
+import {
+  RuntimeError,
+  type ContainerConfig,
+  type ContainerFilter,
+  type ContainerInfo,
+  type PodSandboxConfig,
+  type PodSandboxStatus,
+  type Runtime,
+  type SandboxFilter,
+} from "../../src/runtime/runtime.js";
+import type { Clock } from "../../src/util/clock.js";
+
+/** FakeRuntime records every call and keeps containers in memory. */
+export class FakeRuntime implements Runtime {
+  readonly type = "fake";
+  readonly sandboxes = new Map<string, PodSandboxStatus>();
+  readonly containers = new Map<string, ContainerInfo>();
+  readonly calls: string[] = [];
+  /** Exit code used when stopContainer kills a container (SIGTERM honoured → 143, else 137). */
+  stopExitCode = 137;
+  /** Names whose start fails with StartFailed. */
+  readonly failStart = new Set<string>();
+  /** Exec exit code per container name (default 0). */
+  readonly execExit = new Map<string, number>();
+  private next = 1;
+
+  constructor(private readonly clock: Clock) {}
+
+  async version() {
+    return { runtimeName: "fake", runtimeVersion: "0" };
+  }
+
+  async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    const id = `sb${this.next++}`;
+    this.calls.push(`runPodSandbox ${config.name}`);
+    this.sandboxes.set(id, { id, podUid: config.podUid, name: config.name, namespace: config.namespace, attempt: config.attempt, state: "ready", podIP: "127.0.0.1", createdAt: this.clock.now(), labels: config.labels, annotations: config.annotations });
+    return id;
+  }
+  async stopPodSandbox(id: string): Promise<void> {
+    this.calls.push(`stopPodSandbox ${id}`);
+    const sb = this.sandboxes.get(id);
+    if (sb) sb.state = "notready";
+    for (const c of this.containers.values()) if (c.podSandboxId === id && c.state === "running") this.exit(c.id, 137);
+  }
+  async removePodSandbox(id: string): Promise<void> {
+    this.calls.push(`removePodSandbox ${id}`);
+    this.sandboxes.delete(id);
+    for (const [cid, c] of this.containers) if (c.podSandboxId === id) this.containers.delete(cid);
+  }
+  async podSandboxStatus(id: string): Promise<PodSandboxStatus> {
+    const sb = this.sandboxes.get(id);
+    if (!sb) throw new RuntimeError("NotFound", `sandbox ${id} not found`);
+    return { ...sb };
+  }
+  async listPodSandboxes(_filter?: SandboxFilter): Promise<PodSandboxStatus[]> {
+    return [...this.sandboxes.values()].map((s) => ({ ...s }));
+  }
+  async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
+    const id = `c${this.next++}`;
+    this.calls.push(`create ${config.name}#${config.attempt}`);
+    this.containers.set(id, {
+      id,
+      podSandboxId: sandboxId,
+      name: config.name,
+      attempt: config.attempt,
+      state: "created",
+      image: config.image,
+      createdAt: this.clock.now(),
+      startedAt: 0,
+      finishedAt: 0,
+      exitCode: 0,
+      reason: "",
+      message: "",
+      labels: config.labels,
+      annotations: config.annotations,
+      logPath: `${sandbox.logDirectory}/${config.logPath}`,
+    });
+    return id;
+  }
+  async startContainer(id: string): Promise<void> {
+    const c = this.mustGet(id);
+    this.calls.push(`start ${c.name}#${c.attempt}`);
+    if (this.failStart.has(c.name)) {
+      Object.assign(c, { state: "exited", exitCode: 128, reason: "StartError", finishedAt: this.clock.now(), message: "exec: not found" });
+      throw new RuntimeError("StartFailed", `exec: "${c.name}": executable file not found in $PATH`);
+    }
+    Object.assign(c, { state: "running", startedAt: this.clock.now() });
+  }
+  async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    const c = this.mustGet(id);
+    this.calls.push(`stop ${c.name}#${c.attempt} grace=${timeoutSeconds}`);
+    if (c.state === "running") this.exit(id, this.stopExitCode);
+  }
+  async removeContainer(id: string): Promise<void> {
+    this.containers.delete(id);
+  }
+  async containerStatus(id: string): Promise<ContainerInfo> {
+    return { ...this.mustGet(id) };
+  }
+  async listContainers(filter: ContainerFilter = {}): Promise<ContainerInfo[]> {
+    return [...this.containers.values()].filter((c) => (filter.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) && (filter.state === undefined || c.state === filter.state)).map((c) => ({ ...c }));
+  }
+  async runInContainer(id: string, _argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
+    const c = this.mustGet(id);
+    if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
+    return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
+  }
+  async close(): Promise<void> {}
+
+  /** exit makes a container exit with a code (tests call it to simulate a crash or completion). */
+  exit(id: string, exitCode: number): void {
+    const c = this.mustGet(id);
+    Object.assign(c, { state: "exited", exitCode, reason: exitCode === 0 ? "Completed" : "Error", finishedAt: this.clock.now() });
+  }
+
+  /** current returns the newest instance of a container name. */
+  current(name: string): ContainerInfo | undefined {
+    return [...this.containers.values()].filter((c) => c.name === name).sort((a, b) => b.attempt - a.attempt)[0];
+  }
+
+  private mustGet(id: string): ContainerInfo {
+    const c = this.containers.get(id);
+    if (!c) throw new RuntimeError("NotFound", `container ${id} not found`);
+    return c;
+  }
+}
