@@ -203,7 +203,7 @@ export class Agent implements AgentApi {
 
   private withStatus(pod: Pod): Pod {
     const status = this.statusManager.getPodStatus(pod.metadata.uid ?? "");
-    return { apiVersion: "v1", kind: "Pod", ...pod, ...(status ? { status: structuredClone(status) } : {}) };
+    return { apiVersion: "v1", kind: "Pod", ...pod, status: status ? structuredClone(status) : { phase: "Pending" } };
   }
 
   private publishPod(uid: string): void {

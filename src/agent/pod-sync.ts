@@ -344,10 +344,12 @@ export class PodSyncer {
       startTime: record.startTime,
       now: this.d.clock.now(),
     });
+    // Workers exist before the status is generated (kubelet SyncPod calls AddPod first), so a
+    // container with a readiness probe is never briefly reported ready.
+    this.d.probeManager.addPod(pod);
     this.d.probeManager.updatePodStatus(pod, status, previous);
     refreshReadyConditions(pod, status, this.d.clock.now());
     this.d.statusManager.setPodStatus(pod, status);
-    this.d.probeManager.addPod(pod);
     return status;
   }
 

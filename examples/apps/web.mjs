@@ -1,0 +1,33 @@
+// A small web app for the examples: /healthz (liveness), /ready (readiness), and two switches
+// to try the kubelet's reactions by hand:
+//   curl -X POST localhost:$PORT/break     → /healthz answers 500: liveness fails, the container restarts
+//   curl -X POST localhost:$PORT/unready   → /ready answers 503: the pod goes NotReady (no restart)
+//   curl -X POST localhost:$PORT/ready     → ready again
+// It exits cleanly on SIGTERM after finishing in-flight requests.
+import { createServer } from "node:http";
+
+const port = Number(process.env.PORT ?? 8080);
+const warmupMs = Number(process.env.WARMUP_MS ?? 0);
+const started = Date.now();
+let healthy = true;
+let ready = true;
+
+const server = createServer((req, res) => {
+  const path = new URL(req.url ?? "/", "http://x").pathname;
+  const reply = (code, body) => {
+    res.writeHead(code, { "content-type": "text/plain" });
+    res.end(body + "\n");
+  };
+  if (req.method === "POST" && path === "/break") return reply(200, (healthy = false, "healthz will now fail"));
+  if (req.method === "POST" && path === "/unready") return reply(200, (ready = false, "ready will now fail"));
+  if (req.method === "POST" && path === "/ready") return reply(200, (ready = true, "ready again"));
+  if (path === "/healthz") return healthy ? reply(200, "ok") : reply(500, "broken");
+  if (path === "/ready") return ready && Date.now() - started >= warmupMs ? reply(200, "ready") : reply(503, "not ready");
+  return reply(200, `hello from ${process.env.HOSTNAME ?? "web"} (pid ${process.pid})`);
+});
+
+server.listen(port, "127.0.0.1", () => console.log(`web: listening on 127.0.0.1:${port}`));
+process.on("SIGTERM", () => {
+  console.log("web: SIGTERM, shutting down");
+  server.close(() => process.exit(0));
+});

@@ -1,0 +1,22 @@
+// The live view of `probelet run` and the watch output of `probelet get pods -w`: one line per
+// pod change (a pod row) and one per event (like `kubectl get events -w`).
+import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { Pod } from "../api/types.js";
+import { podRow } from "./pod-table.js";
+
+/** formatPodLine renders a pod watch event as a `get pods` row prefixed by the change type. */
+export function formatPodLine(e: WatchEvent<Pod>, now: number): string {
+  const [name, ready, status, restarts, age] = podRow(e.object, now);
+  const ns = e.object.metadata.namespace ?? "default";
+  const what = e.type === "DELETED" ? "Deleted" : status;
+  return `pod  ${ns}/${name}  ${ready}  ${what}  restarts=${restarts}  age=${age}\n`;
+}
+
+/** formatEventLine renders an event like `kubectl get events`: TYPE REASON OBJECT MESSAGE (count). */
+export function formatEventLine(e: WatchEvent<KubeEvent>): string {
+  const ev = e.object;
+  const obj = `pod/${ev.involvedObject.name ?? ""}`;
+  const field = ev.involvedObject.fieldPath ? ` ${ev.involvedObject.fieldPath}` : "";
+  const count = ev.count > 1 ? ` (x${ev.count})` : "";
+  return `event  ${ev.type}  ${ev.reason}  ${obj}${field}  ${ev.message}${count}\n`;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// The `probelet` command: a small dispatcher over subcommands (today `probe`; `run`, `get`,
+// `describe`… plug into COMMANDS). Errors never surface as stack traces: usage and validation
+// problems print `error: …` and exit 2, anything else exits 1.
+import { readFile, realpath } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { UsageError } from "./args.js";
+import { survivesUncaughtErrors } from "./process-errors.js";
+import type { CommandContext } from "./probe-command.js";
+import { InvalidInputError } from "./probe-spec.js";
+
+/** CommandRun runs a command with the arguments after its name and resolves with the exit code. */
+export type CommandRun = (argv: readonly string[], ctx: CommandContext) => Promise<number>;
+
+/** Subcommand is one `probelet <name>` command, loaded on first use (keeps --help and --version fast). */
+export interface Subcommand {
+  /** One line for `probelet --help`. */
+  summary: string;
+  load(): Promise<CommandRun>;
+}
+
+/** COMMANDS lists the subcommands by name. */
+export const COMMANDS: Readonly<Record<string, Subcommand>> = {
+  probe: {
+    summary: "run a probe once, or watch it like a kubelet worker",
+    load: async () => (await import("./probe-command.js")).runProbeCommand,
+  },
+  run: {
+    summary: "run Pod manifests with the kubelet's lifecycle, probes and status API",
+    load: async () => (await import("./run-command.js")).runRunCommand,
+  },
+};
+
+/** MAIN_HELP is the text of `probelet --help`. */
+export const MAIN_HELP = `probelet: the kubelet's container probing, as a library and a CLI.
+
+Usage:
+  probelet <command> [flags]
+  probelet <command> --help
+  probelet --version
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(10)}${c.summary}`)
+  .join("\n")}
+`;
+
+/** main dispatches argv (without node and the script) to a subcommand; it may throw. */
+export async function main(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    ctx.stderr(MAIN_HELP);
+    return 2;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
+    const topic = first === "help" ? rest[0] : undefined;
+    if (topic === undefined) {
+      ctx.stdout(MAIN_HELP);
+      return 0;
+    }
+    return dispatch(topic, ["--help"], ctx);
+  }
+  if (first === "--version") {
+    ctx.stdout(`probelet ${await packageVersion()}\n`);
+    return 0;
+  }
+  return dispatch(first, rest, ctx);
+}
+
+async function dispatch(name: string, argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command) return (await command.load())(argv, ctx);
+  if (name.startsWith("-")) throw new UsageError(`unknown flag: ${name}`);
+  throw new UsageError(`unknown command "${name}"`);
+}
+
+/**
+ * runCli runs main and turns every error into `error: <message>` on stderr: exit 2 for usage
+ * and validation errors (with a hint or one line per field error), 1 for anything else.
+ */
+export async function runCli(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  try {
+    return await main(argv, ctx);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      const command = argv[0] !== undefined && Object.hasOwn(COMMANDS, argv[0]) ? ` ${argv[0]}` : "";
+      ctx.stderr(`error: ${err.message}\nRun 'probelet${command} --help' for usage.\n`);
+      return 2;
+    }
+    if (err instanceof InvalidInputError) {
+      ctx.stderr(`error: ${err.message}\n${err.details.map((d) => `* ${d}\n`).join("")}`);
+      return 2;
+    }
+    ctx.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+/** packageVersion reads the version of the nearest package.json named "probelet" above this file. */
+export async function packageVersion(): Promise<string> {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    try {
+      const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+      if (pkg.name === "probelet" && typeof pkg.version === "string") return pkg.version;
+    } catch {
+      // no (readable) package.json here: keep looking upwards
+    }
+    dir = dirname(dir);
+  }
+  return "unknown";
+}
+
+/** processContext wires a CommandContext to this process: streams, and SIGINT/SIGTERM as abort. */
+function processContext(controller: AbortController): CommandContext {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    },
+    signal: controller.signal,
+  };
+}
+
+/**
+ * keepAlive holds the event loop open while a command runs: the Clock's timers are unref'd (so
+ * a library never keeps a process alive), which would otherwise let a waiting watch exit early.
+ * A listening MessagePort is a ref'd handle that involves no timer.
+ */
+function keepAlive(): () => void {
+  const { port1 } = new MessageChannel();
+  port1.on("message", () => undefined);
+  return () => port1.close();
+}
+
+async function runAsProcess(): Promise<void> {
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const fatal = (err: unknown): void => {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    // A long-running agent must not die (and orphan its containers) on one stray error.
+    if (!survivesUncaughtErrors()) process.exit(1);
+  };
+  process.on("uncaughtException", fatal);
+  process.on("unhandledRejection", fatal);
+  // A closed pipe (`probelet probe --watch | head -3`) ends the command quietly.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => (err.code === "EPIPE" ? process.exit(0) : fatal(err)));
+  const release = keepAlive();
+  const code = await runCli(process.argv.slice(2), processContext(controller));
+  release();
+  // Flush both streams, then exit even if a library left a handle open.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write("", () => resolve()));
+  process.exit(code);
+}
+
+// Run when executed directly (also through the npm bin symlink), not when imported.
+const entry = process.argv[1];
+if (entry !== undefined && (await realpath(entry).catch(() => entry)) === fileURLToPath(import.meta.url)) {
+  await runAsProcess();
+}

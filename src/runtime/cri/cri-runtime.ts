@@ -1,0 +1,242 @@
+// CriRuntime: the Runtime over containerd's CRI v1 API, used the way the kubelet's
+// kuberuntime manager uses it (pkg/kubelet/kuberuntime): explicit namespace options, one
+// cgroup per pod, images that must already be present (no registry: pull policy Never), exec
+// probes through ExecSync. Containers outlive the agent: close() only closes the channel.
+import { mkdir } from "node:fs/promises";
+import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
+import { execTimeoutMessage } from "../../probe/exec.js";
+import { MAX_OUTPUT_BYTES } from "../../probe/result.js";
+import { systemClock, type Clock } from "../../util/clock.js";
+import { silentLogger, type Logger } from "../../util/logger.js";
+import {
+  RuntimeError,
+  type ContainerConfig,
+  type ContainerFilter,
+  type ContainerInfo,
+  type PodSandboxConfig,
+  type PodSandboxStatus,
+  type Runtime,
+  type RuntimeErrorCode,
+  type SandboxFilter,
+} from "../runtime.js";
+import { CriClient, DEFAULT_CALL_TIMEOUT_MS } from "./client.js";
+import {
+  containerConfig,
+  containerFilter,
+  containerInfo,
+  DEFAULT_CGROUP_PREFIX,
+  podCgroupParent,
+  sandboxConfig,
+  sandboxFilter,
+  sandboxStatus,
+} from "./convert.js";
+import { removePodCgroup } from "./pod-cgroups.js";
+
+/** KUBE_RUNTIME_API_VERSION is the version the kubelet sends in VersionRequest. */
+export const KUBE_RUNTIME_API_VERSION = "0.1.0";
+
+/** EXEC_DEADLINE_SLACK_MS is how much longer than the exec timeout the client waits for ExecSync. */
+export const EXEC_DEADLINE_SLACK_MS = 2_000;
+
+/** CriRuntimeOptions configure a CriRuntime. */
+export interface CriRuntimeOptions {
+  /** The CRI runtime's unix socket, e.g. /run/containerd/containerd.sock. */
+  socket: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Deadline of each CRI call in ms (default 10 s; the kubelet's 2 min is too long for a local tool). */
+  callTimeoutMs?: number;
+  /**
+   * Parent of the pod cgroups (<prefix>/pod<uid>, default "/probelet"). Give each agent or
+   * test run its own so leftovers can be found and removed.
+   */
+  cgroupPrefix?: string;
+}
+
+/** CriRuntime implements Runtime with a CRI v1 runtime (containerd). Container IDs read "containerd://<id>". */
+export class CriRuntime implements Runtime {
+  readonly type = "containerd";
+  private readonly client: CriClient;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly callTimeoutMs: number;
+  private readonly cgroupPrefix: string;
+
+  constructor(options: CriRuntimeOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.logger = (options.logger ?? silentLogger).child("runtime.cri");
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.cgroupPrefix = options.cgroupPrefix ?? DEFAULT_CGROUP_PREFIX;
+    this.client = new CriClient({ socket: options.socket, callTimeoutMs: this.callTimeoutMs, clock: this.clock, logger: this.logger });
+  }
+
+  /** version asks the runtime its name and version; any failure means it is not reachable as CRI. */
+  async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
+    try {
+      const v = await this.client.call("Version", { version: KUBE_RUNTIME_API_VERSION });
+      return { runtimeName: v.runtime_name, runtimeVersion: v.runtime_version };
+    } catch (err) {
+      if (err instanceof RuntimeError && err.code === "Unavailable") throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new RuntimeError("Unavailable", `cannot reach the CRI runtime at ${this.client.socket}: ${message}`, { cause: err });
+    }
+  }
+
+  // ---- sandboxes -------------------------------------------------------------------------
+
+  /** runPodSandbox creates the log directory first (kubelet createPodSandbox does), then the sandbox. */
+  async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    if (config.logDirectory !== "") {
+      await mkdir(config.logDirectory, { recursive: true, mode: 0o755 }).catch((err: unknown) => {
+        throw new RuntimeError("CreateFailed", `failed to create log directory "${config.logDirectory}": ${(err as Error).message}`, { cause: err });
+      });
+    }
+    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }).catch(recode("CreateFailed"));
+    this.logger.debug("sandbox created", { sandboxId: res.pod_sandbox_id, pod: config.name, podUID: config.podUid });
+    return res.pod_sandbox_id;
+  }
+
+  /** stopPodSandbox kills every container of the sandbox at once (containerd stops them with timeout 0). */
+  async stopPodSandbox(sandboxId: string): Promise<void> {
+    await this.client.call("StopPodSandbox", { pod_sandbox_id: sandboxId });
+  }
+
+  /**
+   * removePodSandbox stops and removes the sandbox and its containers, then removes the pod's
+   * cgroup unless another sandbox of the same pod remains. Unknown IDs are ignored.
+   */
+  async removePodSandbox(sandboxId: string): Promise<void> {
+    let podUid: string | undefined;
+    try {
+      podUid = (await this.podSandboxStatus(sandboxId)).podUid;
+      await this.stopPodSandbox(sandboxId);
+    } catch (err) {
+      if (!(err instanceof RuntimeError && err.code === "NotFound")) throw err;
+    }
+    await this.client.call("RemovePodSandbox", { pod_sandbox_id: sandboxId });
+    if (!podUid) return;
+    const { items } = await this.client.call("ListPodSandbox", {});
+    if (items.some((s) => s.metadata?.uid === podUid)) return;
+    await removePodCgroup(podCgroupParent(this.cgroupPrefix, podUid), { clock: this.clock, logger: this.logger });
+  }
+
+  async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus> {
+    const res = await this.client.call("PodSandboxStatus", { pod_sandbox_id: sandboxId });
+    if (!res.status) throw new RuntimeError("NotFound", `an error occurred when try to find sandbox "${sandboxId}": not found`);
+    return sandboxStatus(res.status);
+  }
+
+  /** listPodSandboxes lists matching sandboxes with their full status (for the pod IP). */
+  async listPodSandboxes(filter?: SandboxFilter): Promise<PodSandboxStatus[]> {
+    const criFilter = sandboxFilter(filter);
+    const { items } = await this.client.call("ListPodSandbox", criFilter ? { filter: criFilter } : {});
+    const statuses = await Promise.all(items.map((s) => this.podSandboxStatus(s.id).catch(ignoreNotFound)));
+    return statuses.filter((s): s is PodSandboxStatus => s !== undefined);
+  }
+
+  // ---- containers ------------------------------------------------------------------------
+
+  /**
+   * createContainer checks that the image is present first: there is no registry, so every
+   * image behaves as with imagePullPolicy Never (kubelet images.ErrImageNeverPull's text).
+   */
+  async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
+    const { image } = await this.client.call("ImageStatus", { image: { image: config.image } });
+    if (!image) throw new RuntimeError("ImageNotPresent", `Container image "${config.image}" is not present with pull policy of Never`);
+    const res = await this.client
+      .call("CreateContainer", {
+        pod_sandbox_id: sandboxId,
+        config: containerConfig(config, sandbox),
+        sandbox_config: sandboxConfig(sandbox, this.cgroupPrefix),
+      })
+      .catch(recode("CreateFailed"));
+    return res.container_id;
+  }
+
+  async startContainer(containerId: string): Promise<void> {
+    await this.client.call("StartContainer", { container_id: containerId }).catch(recode("StartFailed"));
+  }
+
+  /** stopContainer: SIGTERM, SIGKILL after timeoutSeconds; resolves once exited. The deadline adds the grace period. */
+  async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+    const seconds = Math.max(0, Math.ceil(timeoutSeconds));
+    await this.client.call("StopContainer", { container_id: containerId, timeout: String(seconds) }, { timeoutMs: seconds * 1000 + this.callTimeoutMs });
+  }
+
+  /** removeContainer force-removes the container (containerd kills a running one); unknown IDs are ignored. */
+  async removeContainer(containerId: string): Promise<void> {
+    await this.client.call("RemoveContainer", { container_id: containerId }).catch(ignoreNotFound);
+  }
+
+  async containerStatus(containerId: string): Promise<ContainerInfo> {
+    const { status } = await this.client.call("ContainerStatus", { container_id: containerId });
+    if (!status) throw new RuntimeError("NotFound", `an error occurred when try to find container "${containerId}": not found`);
+    return containerInfo(status, await this.sandboxOf(containerId));
+  }
+
+  /** listContainers lists matching containers with their full status (exit code, times, reason). */
+  async listContainers(filter?: ContainerFilter): Promise<ContainerInfo[]> {
+    const criFilter = containerFilter(filter);
+    const { containers } = await this.client.call("ListContainers", criFilter ? { filter: criFilter } : {});
+    const infos = await Promise.all(
+      containers.map(async (c) => {
+        const res = await this.client.call("ContainerStatus", { container_id: c.id }).catch(ignoreNotFound);
+        return res?.status ? containerInfo(res.status, c.pod_sandbox_id) : undefined;
+      }),
+    );
+    return infos.filter((i): i is ContainerInfo => i !== undefined);
+  }
+
+  /**
+   * runInContainer runs argv through ExecSync. CRI timeouts are whole seconds, so the timeout is
+   * rounded up; the call's own deadline is EXEC_DEADLINE_SLACK_MS longer, since containerd
+   * waits for the exec's output pipes to close (a probe's orphaned children can hold them).
+   * Either deadline ends in CommandTimeoutError with the kubelet's text (remote_runtime.go).
+   */
+  async runInContainer(containerId: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
+    const seconds = options.timeoutMs > 0 ? Math.ceil(options.timeoutMs / 1000) : 0;
+    const deadlineMs = seconds > 0 ? seconds * 1000 + EXEC_DEADLINE_SLACK_MS : this.callTimeoutMs;
+    try {
+      const res = await this.client.call(
+        "ExecSync",
+        { container_id: containerId, cmd: [...argv], timeout: String(seconds) },
+        options.signal ? { timeoutMs: deadlineMs, signal: options.signal } : { timeoutMs: deadlineMs },
+      );
+      return { stdout: cap(res.stdout), stderr: cap(res.stderr), exitCode: res.exit_code };
+    } catch (err) {
+      if (err instanceof RuntimeError && err.code === "DeadlineExceeded") {
+        throw new CommandTimeoutError(argv, options.timeoutMs, execTimeoutMessage(argv, options.timeoutMs));
+      }
+      throw err;
+    }
+  }
+
+  /** close closes the gRPC channel only; containers and sandboxes keep running. */
+  async close(): Promise<void> {
+    this.client.close();
+  }
+
+  /** sandboxOf finds a container's sandbox ID (ContainerStatus does not carry it; ListContainers does). */
+  private async sandboxOf(containerId: string): Promise<string> {
+    const { containers } = await this.client.call("ListContainers", { filter: { id: containerId } });
+    return containers[0]?.pod_sandbox_id ?? "";
+  }
+}
+
+function cap(bytes: Uint8Array): Buffer {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+  return buf.length > MAX_OUTPUT_BYTES ? buf.subarray(0, MAX_OUTPUT_BYTES) : buf;
+}
+
+/** recode turns a RuntimeError "Unknown" into `code` (what the agent reacts to for that step). */
+function recode(code: RuntimeErrorCode): (err: unknown) => never {
+  return (err) => {
+    if (err instanceof RuntimeError && err.code === "Unknown") throw new RuntimeError(code, err.message, { cause: err.cause });
+    throw err;
+  };
+}
+
+function ignoreNotFound(err: unknown): undefined {
+  if (err instanceof RuntimeError && err.code === "NotFound") return undefined;
+  throw err;
+}

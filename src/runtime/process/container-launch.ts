@@ -1,0 +1,121 @@
+// Turns a container config into what is needed to start its process on this host: the
+// environment, the working directory and the resolved executable. Failures carry the text a
+// kubelet on containerd/runc shows for the same mistake, e.g.
+//   unable to start container process: exec: "nosuch": executable file not found in $PATH
+//   unable to start container process: chdir to cwd ("/nope") set in config.json failed: no such file or directory
+// (runc libcontainer init: chdir first, then Go's exec.LookPath on argv[0]).
+import { constants as fsConstants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { hostname } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { errnoText } from "../../probe/host-command.js";
+import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
+
+/** START_ERROR_PREFIX starts every start failure message, as runc's does. */
+export const START_ERROR_PREFIX = "unable to start container process: ";
+
+/** DEFAULT_PATH is used when neither the container nor the agent sets PATH (containerd's default). */
+export const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** LaunchSpec is a container process ready to spawn. */
+export interface LaunchSpec {
+  /** Absolute path of the executable. */
+  file: string;
+  /** The argv as configured: [...command, ...args]; argv[0] is kept as given. */
+  argv: string[];
+  /** The complete environment. */
+  env: Record<string, string>;
+  /** Absolute working directory. */
+  cwd: string;
+}
+
+/** LaunchError means the process cannot be started; its message is the runtime's full text. */
+export class LaunchError extends Error {
+  override readonly name = "LaunchError";
+}
+
+/** containerArgv is the process argv of a container: command then args (CRI/runc process args). */
+export function containerArgv(config: Pick<ContainerConfig, "command" | "args">): string[] {
+  return [...config.command, ...config.args];
+}
+
+/**
+ * containerEnv builds the process environment: HOSTNAME (the pod name, or the node's name for
+ * host-network pods, as containerd sets it), then the container's envs in order (later
+ * duplicates win), then PATH from the agent when the container sets none.
+ */
+export function containerEnv(
+  config: Pick<ContainerConfig, "envs">,
+  sandbox: Pick<PodSandboxConfig, "name" | "hostNetwork">,
+  agentEnv: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const env: Record<string, string> = { HOSTNAME: sandbox.hostNetwork ? hostname() : sandbox.name };
+  for (const { key, value } of config.envs) env[key] = value;
+  if (!Object.hasOwn(env, "PATH")) env["PATH"] = agentEnv["PATH"] ?? DEFAULT_PATH;
+  return env;
+}
+
+/** containerCwd is the working directory: workingDir resolved against the agent's, else the agent's own. */
+export function containerCwd(config: Pick<ContainerConfig, "workingDir">, agentCwd: string = process.cwd()): string {
+  return config.workingDir ? resolve(agentCwd, config.workingDir) : agentCwd;
+}
+
+/**
+ * prepareLaunch checks the working directory and resolves argv[0] through the environment's
+ * PATH, for a process with the given env and cwd (see containerEnv, containerCwd). `workingDir`
+ * is the directory as configured, quoted in the error. Rejects with a LaunchError worded like runc's.
+ */
+export async function prepareLaunch(
+  argv: readonly string[],
+  context: { env: Record<string, string>; cwd: string },
+  workingDir: string = context.cwd,
+): Promise<LaunchSpec> {
+  const { env, cwd } = context;
+  const cwdProblem = await stat(cwd).then(
+    (s) => (s.isDirectory() ? undefined : "ENOTDIR"),
+    (err: NodeJS.ErrnoException) => err.code ?? "ENOENT",
+  );
+  if (cwdProblem) {
+    throw new LaunchError(`${START_ERROR_PREFIX}chdir to cwd ("${workingDir}") set in config.json failed: ${errnoText(cwdProblem)}`);
+  }
+  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd);
+  return { file, argv: [...argv], env: { ...env }, cwd };
+}
+
+/**
+ * lookPath mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
+ * otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with an
+ * execute bit qualify.
+ */
+export async function lookPath(file: string, pathVar: string, cwd: string): Promise<string> {
+  if (file.includes("/")) {
+    const candidate = isAbsolute(file) ? file : resolve(cwd, file);
+    const problem = await executableProblem(candidate);
+    if (problem === undefined) return candidate;
+    const detail = problem === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(problem)}`;
+    throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
+  }
+  for (const dir of pathVar.split(":")) {
+    const candidate = resolve(cwd, join(dir === "" ? "." : dir, file));
+    if ((await executableProblem(candidate)) === undefined) return candidate;
+  }
+  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+}
+
+/** executableProblem returns undefined for an executable regular file, else an errno name. */
+async function executableProblem(path: string): Promise<string | undefined> {
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) return "EACCES";
+    await access(path, fsConstants.X_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
+    return code === "EPERM" ? "EACCES" : code;
+  }
+}
+
+/** spawnFailureMessage words an execve failure reported by spawn (runc: "exec <path>: <errno>"). */
+export function spawnFailureMessage(file: string, code: string | undefined): string {
+  return `${START_ERROR_PREFIX}exec ${file}: ${errnoText(code ?? "EIO")}`;
+}

@@ -1,0 +1,116 @@
+// The pod resource: list and watch, get, create (JSON or YAML), graceful delete, and logs, with
+// the API server's paths, status codes and error texts.
+import type { LogRequest, WatchEvent } from "../agent/agent-api.js";
+import type { Pod } from "../api/types.js";
+import { serveLogs } from "./log-stream.js";
+import { nonNegativeInt, queryBool, queryNonNegativeInt } from "./query.js";
+import { decodeObjectBody, mediaType, readBody } from "./request-body.js";
+import { sendJson } from "./respond.js";
+import type { RequestContext } from "./routes.js";
+import { badRequestStatus, StatusError } from "./status-object.js";
+import { serveWatch } from "./watch-stream.js";
+
+/** NAMESPACE_MISMATCH is the API server's text when a body's namespace differs from the URL's. */
+export const NAMESPACE_MISMATCH = "the namespace of the provided object does not match the namespace sent on the request";
+
+/** PodList is core/v1 PodList as the list routes render it. */
+export interface PodList {
+  kind: "PodList";
+  apiVersion: "v1";
+  metadata: Record<string, never>;
+  items: Pod[];
+}
+
+/** asPod returns the pod with kind and apiVersion first, as the API server renders a single object. */
+export function asPod(pod: Pod): Pod {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = pod;
+  return { kind: "Pod", apiVersion: "v1", ...rest };
+}
+
+function namespaceOf(pod: Pod): string {
+  return pod.metadata.namespace ?? "default";
+}
+
+/** listPods serves GET /api/v1/pods and /api/v1/namespaces/{ns}/pods, or a watch on them with ?watch. */
+export function listPods(ctx: RequestContext): Promise<void> | void {
+  const namespace = ctx.params["ns"];
+  if (!queryBool(ctx.query, "watch")) return kubeletPods(ctx);
+  return serveWatch(ctx.res, ctx.streams.start(ctx.res), {
+    list: () => ctx.api.listPods(namespace),
+    subscribe: (listener: (event: WatchEvent<Pod>) => void) => ctx.api.watchPods(listener),
+    matches: (pod) => namespace === undefined || namespaceOf(pod) === namespace,
+    render: asPod,
+  }, ctx.logger);
+}
+
+/** kubeletPods serves GET /pods, the kubelet read-only port's pod list (also the non-watch list routes). */
+export function kubeletPods(ctx: RequestContext): void {
+  const list: PodList = { kind: "PodList", apiVersion: "v1", metadata: {}, items: ctx.api.listPods(ctx.params["ns"]).map(asPod) };
+  sendJson(ctx.res, 200, list);
+}
+
+/** getPod serves GET /api/v1/namespaces/{ns}/pods/{name}. */
+export function getPod(ctx: RequestContext): void {
+  const { ns = "", name = "" } = ctx.params;
+  ctx.subject.name = name;
+  sendJson(ctx.res, 200, asPod(ctx.api.getPod(ns, name)));
+}
+
+/**
+ * createPod serves POST /api/v1/namespaces/{ns}/pods. A body that names another namespace is
+ * refused as the API server refuses it (400 BadRequest); an empty one takes the URL's.
+ */
+export async function createPod(ctx: RequestContext): Promise<void> {
+  const ns = ctx.params["ns"] ?? "";
+  const body = decodeObjectBody(await readBody(ctx.req), ctx.req.headers["content-type"]);
+  const metadata = body["metadata"];
+  if (metadata !== null && typeof metadata === "object" && !Array.isArray(metadata)) {
+    const meta = metadata as Record<string, unknown>;
+    if (typeof meta["name"] === "string") ctx.subject.name = meta["name"];
+    const bodyNamespace = meta["namespace"];
+    if (bodyNamespace !== undefined && bodyNamespace !== "" && bodyNamespace !== ns) {
+      throw new StatusError(badRequestStatus(NAMESPACE_MISMATCH));
+    }
+  }
+  sendJson(ctx.res, 201, asPod(ctx.api.createPod(body, ns)));
+}
+
+/**
+ * deletePod serves DELETE /api/v1/namespaces/{ns}/pods/{name}. The grace period comes from
+ * ?gracePeriodSeconds=N or a DeleteOptions body; the query wins, as in the API server, which
+ * decodes query parameters over the body's options.
+ */
+export async function deletePod(ctx: RequestContext): Promise<void> {
+  const { ns = "", name = "" } = ctx.params;
+  ctx.subject.name = name;
+  let grace = queryNonNegativeInt(ctx.query, "gracePeriodSeconds");
+  const raw = await readBody(ctx.req);
+  if (raw.toString("utf8").trim() !== "") {
+    // kubectl sends DeleteOptions as JSON; anything but YAML (curl's defaults, none) is read as JSON.
+    const contentType = mediaType(ctx.req.headers["content-type"]) === "application/yaml" ? "application/yaml" : "application/json";
+    const options = decodeObjectBody(raw, contentType);
+    const fromBody = options["gracePeriodSeconds"];
+    if (grace === undefined && fromBody !== undefined && fromBody !== null) grace = nonNegativeInt("gracePeriodSeconds", fromBody);
+  }
+  const pod = grace === undefined ? ctx.api.deletePod(ns, name) : ctx.api.deletePod(ns, name, grace);
+  sendJson(ctx.res, 200, asPod(pod));
+}
+
+/** podLogs serves GET /api/v1/namespaces/{ns}/pods/{name}/log (container, previous, follow, tailLines, timestamps). */
+export function podLogs(ctx: RequestContext): Promise<void> {
+  const { ns = "", name = "" } = ctx.params;
+  ctx.subject.name = name;
+  const tailLines = queryNonNegativeInt(ctx.query, "tailLines");
+  const container = ctx.query.get("container");
+  const request: LogRequest & { signal: AbortSignal } = {
+    namespace: ns,
+    name,
+    previous: queryBool(ctx.query, "previous"),
+    follow: queryBool(ctx.query, "follow"),
+    timestamps: queryBool(ctx.query, "timestamps"),
+    signal: ctx.streams.start(ctx.res),
+  };
+  if (container !== null && container !== "") request.container = container;
+  if (tailLines !== undefined) request.tailLines = tailLines;
+  return serveLogs(ctx.res, ctx.api, request, ctx.logger);
+}

@@ -1,0 +1,112 @@
+// Reading and decoding request bodies: a hard size limit (the API server answers 413 past its
+// limit) and JSON or YAML by Content-Type. Decoding only turns bytes into a plain object; the
+// agent's createPod does the strict, typed decoding and validation.
+import type { IncomingMessage } from "node:http";
+import { parseDocument } from "yaml";
+import { badRequestStatus, requestEntityTooLargeStatus, StatusError, unsupportedMediaTypeStatus } from "./status-object.js";
+
+/** MAX_BODY_BYTES is the largest request body accepted (1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** ACCEPTED_MEDIA_TYPES are the body formats the server decodes. */
+export const ACCEPTED_MEDIA_TYPES = ["application/json", "application/yaml"] as const;
+
+// Past the limit the rest of the body is still read and dropped, so the client finishes sending
+// and reads the 413; a body larger than this is cut off with the connection instead.
+const DRAIN_FACTOR = 8;
+
+/**
+ * readBody collects the request body, rejecting with a 413 StatusError once it exceeds
+ * limitBytes. It rejects with a plain Error if the client goes away mid-body.
+ */
+export function readBody(req: IncomingMessage, limitBytes = MAX_BODY_BYTES): Promise<Buffer> {
+  const tooLarge = (): StatusError => new StatusError(requestEntityTooLargeStatus(limitBytes), { Connection: "close" });
+  const declared = Number(req.headers["content-length"] ?? Number.NaN);
+  if (declared > limitBytes * DRAIN_FACTOR) {
+    req.pause();
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = (): void => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limitBytes) chunks.push(chunk);
+      else if (size > limitBytes * DRAIN_FACTOR) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+      }
+    };
+    const onEnd = (): void => {
+      cleanup();
+      if (size > limitBytes) reject(tooLarge());
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      cleanup();
+      reject(err);
+    };
+    const onClose = (): void => {
+      cleanup();
+      reject(new Error("the client closed the connection before sending the whole body"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+  });
+}
+
+/** mediaType returns the lower-cased type/subtype of a Content-Type header ("" when absent). */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/**
+ * decodeObjectBody parses a JSON or YAML body into a plain object. A missing or other
+ * Content-Type is a 415; syntax errors and non-object documents are a 400 BadRequest.
+ */
+export function decodeObjectBody(body: Buffer, contentType: string | undefined): Record<string, unknown> {
+  const type = mediaType(contentType);
+  const text = body.toString("utf8");
+  let value: unknown;
+  if (type === "application/json") value = parseJson(text);
+  else if (type === "application/yaml") value = parseYaml(text);
+  else throw new StatusError(unsupportedMediaTypeStatus(ACCEPTED_MEDIA_TYPES));
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const got = value === null ? "null" : Array.isArray(value) ? "a list" : typeof value;
+    throw new StatusError(badRequestStatus(`the request body must be a single object, got ${got}`));
+  }
+  return value as Record<string, unknown>;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new StatusError(badRequestStatus(`invalid JSON: ${(err as Error).message}`));
+  }
+}
+
+function parseYaml(text: string): unknown {
+  // The yaml package's default alias limit (maxAliasCount 100) stops "billion laughs" documents.
+  const doc = parseDocument(text);
+  const first = doc.errors[0];
+  if (first !== undefined) {
+    // Keep the "… at line L, column C" summary; drop the multi-line code frame after it.
+    const summary = (first.message.split("\n")[0] ?? first.message).replace(/:$/, "");
+    throw new StatusError(badRequestStatus(`invalid YAML: ${summary}`));
+  }
+  try {
+    return doc.toJS() as unknown;
+  } catch (err) {
+    throw new StatusError(badRequestStatus(`invalid YAML: ${(err as Error).message}`));
+  }
+}

@@ -1,0 +1,141 @@
+// The agent's status API over HTTP (node:http, no framework): binding rules, authentication,
+// routing, metav1.Status errors, request logging, timeouts against slow or hostile clients,
+// and a close() that ends open watch and log streams before closing every socket.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AgentApi } from "../agent/agent-api.js";
+import { joinHostPort } from "../probe/address.js";
+import { systemClock, type Clock } from "../util/clock.js";
+import { silentLogger, type Logger } from "../util/logger.js";
+import { BearerAuthenticator, isLoopbackHost, parseListenAddress } from "./auth.js";
+import { sendStatus } from "./respond.js";
+import { matchRoute, type RequestContext } from "./routes.js";
+import { methodNotAllowedStatus, notFoundStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
+import { StreamTracker } from "./stream-tracker.js";
+
+/** StatusServerOptions configure startStatusServer; the timeouts have production defaults. */
+export interface StatusServerOptions {
+  /** "host:port", e.g. "127.0.0.1:10255" or "[::1]:0" (port 0 picks a free port). */
+  listen: string;
+  /** Bearer token every request must present; required to listen on a non-loopback address. */
+  token?: string;
+  logger?: Logger;
+  /** Measures request durations for the debug log and bounds close(). */
+  clock?: Clock;
+  /** Time a client has to send the request headers (default 10 s; answered with 408). */
+  headersTimeoutMs?: number;
+  /** Time a client has to send the whole request, body included (default 30 s; 408). */
+  requestTimeoutMs?: number;
+  /** Socket inactivity allowed while a non-streaming request is served (default 60 s). */
+  idleTimeoutMs?: number;
+  /** How long close() waits for ended streams to flush before cutting sockets (default 1 s). */
+  closeGraceMs?: number;
+}
+
+/** StatusServer is a running status server. */
+export interface StatusServer {
+  /** The bound address (the real port when 0 was asked for). */
+  address: { host: string; port: number };
+  /** Base URL, e.g. "http://127.0.0.1:10255" or "http://[::1]:41234". */
+  url: string;
+  /** close stops accepting, ends watch and log streams, closes all sockets; idempotent. */
+  close(): Promise<void>;
+}
+
+// Upper bound on simultaneous connections, so a flood cannot exhaust file descriptors.
+const MAX_CONNECTIONS = 1024;
+
+/**
+ * startStatusServer serves api over HTTP on options.listen. It rejects with an Error for a
+ * malformed address, for a non-loopback address without a token, and when listening fails
+ * (e.g. EADDRINUSE).
+ */
+export async function startStatusServer(api: AgentApi, options: StatusServerOptions): Promise<StatusServer> {
+  const { host, port } = parseListenAddress(options.listen);
+  if (options.token === undefined && !isLoopbackHost(host)) {
+    throw new Error(
+      `refusing to serve the status API on non-loopback address "${options.listen}" without a token: ` +
+        `listen on 127.0.0.1 or [::1], or set a bearer token`,
+    );
+  }
+  const auth = options.token === undefined ? undefined : new BearerAuthenticator(options.token);
+  const logger = (options.logger ?? silentLogger).child("server");
+  const clock = options.clock ?? systemClock;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
+  const idleTimeout = options.idleTimeoutMs ?? 60_000;
+  const streams = new StreamTracker();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = clock.monotonic();
+    const { path, query } = splitRequestUrl(req.url ?? "/");
+    res.once("close", () => {
+      const ms = Math.round(clock.monotonic() - started);
+      logger.debug("HTTP request", { method: req.method, path, status: res.statusCode, ms });
+    });
+    req.socket.setTimeout(idleTimeout);
+    if (auth !== undefined && !auth.authenticate(req.headers.authorization)) return sendStatus(res, unauthorizedStatus());
+    const match = matchRoute(path);
+    if (match === undefined) return sendStatus(res, notFoundStatus());
+    const handler = match.route.methods[req.method ?? ""];
+    if (handler === undefined) return sendStatus(res, methodNotAllowedStatus(), { Allow: Object.keys(match.route.methods).join(", ") });
+    const ctx: RequestContext = { req, res, params: match.params, query, api, streams, logger, subject: {} };
+    try {
+      await handler(ctx);
+    } catch (err) {
+      const status = statusForError(err, ctx.subject);
+      if (status.code >= 500) logger.error("Request failed", { method: req.method, path, err });
+      sendStatus(res, status, err instanceof StatusError ? err.headers : {});
+    }
+  };
+
+  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(headersTimeout / 4, 30_000)) });
+  server.maxConnections = MAX_CONNECTIONS;
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      logger.error("Unhandled request failure", { err });
+      res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(host === "" ? { port } : { host, port }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (err) => logger.error("Status server error", { err }));
+
+  const bound = server.address() as AddressInfo;
+  const address = { host: bound.address, port: bound.port };
+  logger.info("Status server listening", { address: joinHostPort(address.host, address.port), auth: auth !== undefined });
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const patience = new AbortController();
+      await streams.abortAll(clock.sleep(options.closeGraceMs ?? 1000, patience.signal));
+      patience.abort();
+      server.closeAllConnections();
+      await closed;
+    })();
+    return closing;
+  };
+  return { address, url: `http://${joinHostPort(address.host, address.port)}`, close };
+}
+
+/** splitRequestUrl separates the path from the query of a request target (origin or absolute form). */
+function splitRequestUrl(target: string): { path: string; query: URLSearchParams } {
+  let rest = target;
+  if (!rest.startsWith("/")) {
+    try {
+      const url = new URL(rest);
+      rest = url.pathname + url.search;
+    } catch {
+      rest = "/";
+    }
+  }
+  const q = rest.indexOf("?");
+  return q < 0 ? { path: rest, query: new URLSearchParams() } : { path: rest.slice(0, q), query: new URLSearchParams(rest.slice(q + 1)) };
+}

@@ -1,0 +1,124 @@
+// metav1.Status: how the status server reports every failure, in the API server's shape and
+// words (apimachinery pkg/api/errors/errors.go), so kubectl and client-go decode them as usual.
+import { ApiError } from "../agent/agent-api.js";
+
+/** StatusCause is one metav1.StatusCause; for Invalid errors reason is a field.ErrorType ("FieldValueInvalid"). */
+export interface StatusCause {
+  reason?: string;
+  message: string;
+  field?: string;
+}
+
+/** StatusDetails is metav1.StatusDetails: which object failed and why. */
+export interface StatusDetails {
+  name?: string;
+  kind?: string;
+  causes?: StatusCause[];
+}
+
+/** MetaStatus is a failed metav1.Status; keys are declared in the API server's JSON order. */
+export interface MetaStatus {
+  kind: "Status";
+  apiVersion: "v1";
+  metadata: Record<string, never>;
+  status: "Failure";
+  message: string;
+  reason: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+/** ErrorSubject names the pod a request was about, when the route knows it. */
+export interface ErrorSubject {
+  name?: string;
+}
+
+/** failureStatus builds a Status with the API server's key order; details are left out when empty. */
+export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): MetaStatus {
+  const head = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason } as const;
+  return details === undefined || Object.keys(details).length === 0 ? { ...head, code } : { ...head, details, code };
+}
+
+/**
+ * statusForError renders anything a handler threw. An ApiError keeps its reason, message and
+ * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource ("pods"),
+ * Invalid names the kind ("Pod") and lists one cause per field error (errors.NewInvalid).
+ * A StatusError carries its own Status. Anything else is an InternalError whose message is the error's message only, never its stack
+ * (errors.NewInternalError: "Internal error occurred: <err>").
+ */
+export function statusForError(err: unknown, subject: ErrorSubject = {}): MetaStatus {
+  if (err instanceof StatusError) return err.status;
+  if (!(err instanceof ApiError)) {
+    const message = err instanceof Error ? err.message : String(err);
+    return failureStatus(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });
+  }
+  const causes = err.causes.map(toCause);
+  const details: StatusDetails = {};
+  switch (err.reason) {
+    case "NotFound":
+    case "AlreadyExists":
+    case "Conflict":
+      if (subject.name !== undefined) details.name = subject.name;
+      details.kind = "pods";
+      break;
+    case "Invalid":
+      if (subject.name !== undefined) details.name = subject.name;
+      details.kind = "Pod";
+      break;
+    default:
+      break;
+  }
+  if (causes.length > 0) details.causes = causes;
+  return failureStatus(err.code, err.reason, err.message, details);
+}
+
+function toCause(cause: ApiError["causes"][number]): StatusCause {
+  const out: StatusCause = { reason: cause.reason ?? "FieldValueInvalid", message: cause.message };
+  if (cause.field !== undefined) out.field = cause.field;
+  return out;
+}
+
+/** notFoundStatus answers a path no route serves (the API server's generic 404 text). */
+export function notFoundStatus(): MetaStatus {
+  return failureStatus(404, "NotFound", "the server could not find the requested resource");
+}
+
+/** methodNotAllowedStatus answers a known path with a method it does not serve. */
+export function methodNotAllowedStatus(): MetaStatus {
+  return failureStatus(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+}
+
+/** badRequestStatus is errors.NewBadRequest: the message is the reason given. */
+export function badRequestStatus(message: string): MetaStatus {
+  return failureStatus(400, "BadRequest", message);
+}
+
+/** unauthorizedStatus is what the API server answers when authentication fails. */
+export function unauthorizedStatus(): MetaStatus {
+  return failureStatus(401, "Unauthorized", "Unauthorized");
+}
+
+/** requestEntityTooLargeStatus is errors.NewRequestEntityTooLargeError("limit is N"), as the API server's body reader words it. */
+export function requestEntityTooLargeStatus(limitBytes: number): MetaStatus {
+  return failureStatus(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limitBytes}`);
+}
+
+/** unsupportedMediaTypeStatus answers a body whose Content-Type the server cannot decode. */
+export function unsupportedMediaTypeStatus(accepted: readonly string[]): MetaStatus {
+  return failureStatus(
+    415,
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
+  );
+}
+
+/** StatusError is thrown by request handling to answer with a ready-made Status (and extra headers). */
+export class StatusError extends Error {
+  override readonly name = "StatusError";
+  constructor(
+    readonly status: MetaStatus,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(status.message);
+  }
+}
