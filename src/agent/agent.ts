@@ -24,6 +24,8 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
+import { StateStore } from "./state-store.js";
+import { LABEL_POD_UID } from "./pod-sync.js";
 
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {
@@ -60,6 +62,11 @@ export class Agent implements AgentApi {
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   private lastResync = 0;
+  private readonly store: StateStore;
+  /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
+  private saved = new Map<string, Pod["status"]>();
+  /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
+  private closing = false;
 
   constructor(private readonly options: AgentOptions) {
     this.clock = options.clock ?? systemClock;
@@ -92,6 +99,7 @@ export class Agent implements AgentApi {
       hostIP: options.hostIP ?? "127.0.0.1",
       nodeName,
     });
+    this.store = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
   }
@@ -122,6 +130,34 @@ export class Agent implements AgentApi {
     this.loop ??= this.resyncLoop();
   }
 
+  /**
+   * restore loads what a previous agent saved in the state directory: the last status of every
+   * pod (so containers that kept running keep their readiness and restart counts) and the pods
+   * that were created through the API (which are admitted again). Call before adding manifests.
+   */
+  async restore(): Promise<void> {
+    this.saved = await this.store.loadStatuses();
+    for (const pod of await this.store.loadApiPods()) {
+      const result = this.admit(pod, "api", pod.metadata.uid);
+      if (!result.ok) this.logger.warn("Dropping a saved API pod that no longer validates", { pod: result.name, errors: result.errors });
+    }
+  }
+
+  /**
+   * cleanupOrphans stops and removes sandboxes this agent labelled for pods it no longer has
+   * (kubelet HandlePodCleanups). Call once the pod sources have been loaded.
+   */
+  async cleanupOrphans(): Promise<void> {
+    for (const sandbox of await this.runtime.listPodSandboxes()) {
+      const uid = sandbox.labels[LABEL_POD_UID];
+      if (uid === undefined || this.workers.has(uid)) continue;
+      this.logger.info("Removing an orphaned pod sandbox", { pod: sandbox.name, podUID: uid, sandbox: sandbox.id });
+      await this.runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
+      await this.runtime.removePodSandbox(sandbox.id).catch(() => undefined);
+      void this.store.forgetPod(uid);
+    }
+  }
+
   private async resyncLoop(): Promise<void> {
     const period = this.options.resyncIntervalMs ?? 1000;
     while (!this.stop.signal.aborted) {
@@ -137,13 +173,13 @@ export class Agent implements AgentApi {
    * source and content; an existing pod of the same name from the same source is replaced
    * when its content changed (static pod semantics).
    */
-  admit(input: Pod, source: string): AdmitResult {
+  admit(input: Pod, source: string, uid?: string): AdmitResult {
     const checked = defaultAndValidatePod(input);
     const name = input.metadata?.name ?? "";
     if (!checked.ok) return { ok: false, name, errors: formatFieldErrors(checked.errors) };
     const pod = checked.pod;
-    pod.metadata.uid = source === "api" ? randomUUID() : podUidFor(pod, source);
-    pod.metadata.creationTimestamp = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+    pod.metadata.uid = uid ?? (source === "api" ? randomUUID() : podUidFor(pod, source));
+    pod.metadata.creationTimestamp ??= new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
     const existing = this.findWorker(pod.metadata.namespace ?? "default", pod.metadata.name ?? "");
     if (existing) {
       if (existing.record.pod.metadata.uid === pod.metadata.uid) return { ok: true, pod: existing.record.pod };
@@ -158,6 +194,14 @@ export class Agent implements AgentApi {
       logger: this.logger,
     });
     this.workers.set(pod.metadata.uid, worker);
+    const saved = this.saved.get(pod.metadata.uid);
+    if (saved) {
+      // The previous agent's view seeds the status manager, as the API server's copy seeds a
+      // restarted kubelet: readiness and restart counts carry over for containers still running.
+      this.saved.delete(pod.metadata.uid);
+      this.statusManager.setPodStatus(pod, saved);
+    }
+    if (source === "api") void this.saveApiPods();
     this.emitPod("ADDED", pod);
     worker.queueSync();
     return { ok: true, pod };
@@ -195,6 +239,11 @@ export class Agent implements AgentApi {
     const uid = record.pod.metadata.uid ?? "";
     this.workers.delete(uid);
     this.published.delete(uid);
+    if (!this.closing) {
+      // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
+      void this.store.forgetPod(uid);
+      if (record.source === "api") void this.saveApiPods();
+    }
     const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
     this.metrics.forgetPod(record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
@@ -213,12 +262,20 @@ export class Agent implements AgentApi {
     const text = JSON.stringify(pod);
     if (this.published.get(uid) === text) return;
     this.published.set(uid, text);
-    if (pod.status) this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
+    if (pod.status) {
+      this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
+      this.store.saveStatus(uid, pod.status);
+    }
     this.emitPod("MODIFIED", pod);
   }
 
   private emitPod(type: WatchEvent<Pod>["type"], pod: Pod): void {
     for (const listener of this.podWatchers) listener({ type, object: type === "ADDED" ? this.withStatus(pod) : pod });
+  }
+
+  private async saveApiPods(): Promise<void> {
+    const pods = [...this.workers.values()].filter((w) => w.record.source === "api" && !w.terminating).map((w) => w.record.pod);
+    await this.store.saveApiPods(pods).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
   }
 
   // ---- AgentApi ----
@@ -308,14 +365,30 @@ export class Agent implements AgentApi {
 
   /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
   async close(gracePeriodSeconds?: number): Promise<void> {
+    this.closing = true;
     this.stop.abort();
     await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
     await this.probeManager.close();
     await this.loop;
+    await this.store.idle();
+  }
+
+  /**
+   * detach stops the agent but leaves every container running, for a later agent with the same
+   * state directory to adopt (only runtimes whose containers outlive the agent, such as CRI).
+   */
+  async detach(): Promise<void> {
+    this.closing = true;
+    this.stop.abort();
+    await Promise.all([...this.workers.values()].map((w) => w.idle()));
+    await this.probeManager.close();
+    await this.loop;
+    await this.store.idle();
   }
 
   /** destroy kills every pod at once (a second signal): no grace, no preStop. */
   async destroy(): Promise<void> {
+    this.closing = true;
     this.stop.abort();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {

@@ -101,24 +101,54 @@ export class PodSyncer {
   /** ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. */
   private async ensureSandbox(record: PodRecord): Promise<void> {
     const pod = record.pod;
+    const uid = pod.metadata.uid ?? "";
     if (record.sandboxId) {
       const status = await this.d.runtime.podSandboxStatus(record.sandboxId).catch(() => undefined);
       if (status?.state === "ready") return;
+    } else if (await this.adoptSandbox(record, uid)) {
+      return;
     }
-    const uid = pod.metadata.uid ?? "";
     const config: PodSandboxConfig = {
       podUid: uid,
       name: pod.metadata.name ?? "",
       namespace: pod.metadata.namespace ?? "default",
       attempt: record.sandboxConfig ? record.sandboxConfig.attempt + 1 : 0,
       hostNetwork: pod.spec.hostNetwork ?? false,
-      logDirectory: `${this.d.logRoot}/${pod.metadata.namespace ?? "default"}_${pod.metadata.name ?? ""}_${uid}`,
+      logDirectory: this.logDirectory(pod),
       labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default" },
       annotations: {},
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
     record.podIP = (await this.d.runtime.podSandboxStatus(record.sandboxId)).podIP;
+  }
+
+  /**
+   * adoptSandbox re-attaches a pod to the ready sandbox a previous agent left running (found by
+   * the pod UID label), so its containers keep running and keep their restart counts.
+   */
+  private async adoptSandbox(record: PodRecord, uid: string): Promise<boolean> {
+    const found = (await this.d.runtime.listPodSandboxes({ state: "ready", labels: { [LABEL_POD_UID]: uid } })).sort((a, b) => b.createdAt - a.createdAt)[0];
+    if (!found) return false;
+    const pod = record.pod;
+    record.sandboxId = found.id;
+    record.sandboxConfig = {
+      podUid: uid,
+      name: found.name,
+      namespace: found.namespace,
+      attempt: found.attempt,
+      hostNetwork: pod.spec.hostNetwork ?? false,
+      logDirectory: this.logDirectory(pod),
+      labels: found.labels,
+      annotations: found.annotations,
+    };
+    record.podIP = found.podIP;
+    this.d.logger.info("Adopted running pod sandbox", { pod: pod.metadata.name, podUID: uid, sandbox: found.id });
+    return true;
+  }
+
+  private logDirectory(pod: Pod): string {
+    return `${this.d.logRoot}/${pod.metadata.namespace ?? "default"}_${pod.metadata.name ?? ""}_${pod.metadata.uid ?? ""}`;
   }
 
   /** instances lists the sandbox's containers grouped by name, newest first. */
@@ -344,6 +374,12 @@ export class PodSyncer {
       startTime: record.startTime,
       now: this.d.clock.now(),
     });
+    // A container instance that was started keeps saying so (kubelet 1.35 keeps `started` across
+    // an agent restart; the startup result, when there is one, still decides).
+    for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
+      const before = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === c.name);
+      if (before?.started === true && before.containerID === c.containerID && c.state?.running) c.started = true;
+    }
     // Workers exist before the status is generated (kubelet SyncPod calls AddPod first), so a
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);

@@ -64,6 +64,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const runtime: Runtime = new ProcessRuntime({ clock, logger: logger.child("runtime.process") });
   const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
   const unsubscribe = values.quiet ? [] : [agent.watchPods((e) => ctx.stdout(formatPodLine(e, clock.now()))), agent.watchEvents((e) => ctx.stdout(formatEventLine(e)))];
+  await agent.restore();
   let failed = false;
   for (const { name, text } of texts) {
     const report = applyManifest(agent, text, name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
@@ -89,6 +90,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     throw new UsageError(`cannot serve the status API on ${values.listen ?? DEFAULT_LISTEN}: ${err instanceof Error ? err.message : String(err)}`);
   }
   await dir?.start();
+  await agent.cleanupOrphans();
   agent.start();
   ctx.stdout(`probelet: agent running (runtime ${runtime.type}, status API ${server.url}, state ${stateDir}); Ctrl-C stops\n`);
 
