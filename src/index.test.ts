@@ -1,0 +1,44 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { HostCommandRunner, MemoryEventRecorder, ProbeManager, type Pod, type PodStatus } from "./index.js";
+
+test("library: the README's ProbeManager example drives readiness from a real HTTP server", async (t) => {
+  let healthy = true;
+  const server = createServer((_req, res) => {
+    res.statusCode = healthy ? 200 : 503;
+    res.end(healthy ? "ok" : "no");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  t.after(() => server.close());
+  const port = (server.address() as AddressInfo).port;
+
+  const pod: Pod = {
+    metadata: { name: "web", namespace: "default", uid: "uid-1" },
+    spec: { containers: [{ name: "app", readinessProbe: { httpGet: { path: "/", port }, periodSeconds: 1, failureThreshold: 1, successThreshold: 1, timeoutSeconds: 1 } }] },
+  };
+  const status: PodStatus = {
+    phase: "Running",
+    podIP: "127.0.0.1",
+    containerStatuses: [{ name: "app", containerID: "host://1", ready: false, restartCount: 0, started: true, state: { running: { startedAt: new Date().toISOString() } } }],
+  };
+  const runner = new HostCommandRunner();
+  t.after(() => runner.close());
+  const recorder = new MemoryEventRecorder();
+  const manager = new ProbeManager({ statusProvider: { getPodStatus: () => status }, runner, recorder });
+  const seen: string[] = [];
+  const changed = new Promise<void>((resolve) =>
+    manager.readinessManager.subscribe((u) => {
+      seen.push(u.result);
+      if (seen.join() === "Failure,Success,Failure") resolve();
+      if (u.result === "Success") healthy = false;
+    }),
+  );
+  manager.addPod(pod);
+  await changed;
+  await manager.close();
+  assert.deepEqual(seen, ["Failure", "Success", "Failure"]);
+  assert.ok(recorder.strings().includes("Warning Unhealthy Readiness probe failed: HTTP probe failed with statuscode: 503"));
+  assert.equal(manager.workerCount(), 0);
+});
