@@ -6,7 +6,7 @@ import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
 import { decodeValue } from "../api/decode.js";
 import { defaultAndValidatePod } from "../api/validation.js";
-import { formatFieldErrors, formatInvalidObject } from "../api/field-errors.js";
+import { formatFieldErrorBody, formatFieldErrors, formatInvalidObject } from "../api/field-errors.js";
 import { podSchema } from "../api/schema.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import type { CloseMode } from "../probe/connection.js";
@@ -307,7 +307,7 @@ export class Agent implements AgentApi {
       throw new ApiError(
         "Invalid",
         formatInvalidObject("Pod", name, checked.errors),
-        checked.errors.map((e) => ({ field: e.field, message: formatFieldErrors([e])[0] ?? "", reason: `FieldValue${e.type}` })),
+        checked.errors.map((e) => ({ field: e.field, message: formatFieldErrorBody(e), reason: `FieldValue${e.type}` })),
       );
     }
     if (this.findWorker(checked.pod.metadata.namespace ?? "default", name)) throw new ApiError("AlreadyExists", `pods "${name}" already exists`);

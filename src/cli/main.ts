@@ -30,6 +30,14 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
     summary: "run Pod manifests with the kubelet's lifecycle, probes and status API",
     load: async () => (await import("./run-command.js")).runRunCommand,
   },
+  get: { summary: "list pods or events, like kubectl get", load: async () => (await import("./get-command.js")).runGetCommand },
+  describe: {
+    summary: "show a pod in detail: containers, probes, conditions, events",
+    load: async () => (await import("./describe-command.js")).runDescribeCommand,
+  },
+  logs: { summary: "print or follow a container's log", load: async () => (await import("./logs-command.js")).runLogsCommand },
+  apply: { summary: "create pods from manifests (a changed pod is replaced)", load: async () => (await import("./apply-command.js")).runApplyCommand },
+  delete: { summary: "delete pods gracefully", load: async () => (await import("./delete-command.js")).runDeleteCommand },
 };
 
 /** MAIN_HELP is the text of `probelet --help`. */

@@ -2,17 +2,24 @@
 // waiting/terminated reasons, RESTARTS with the last restart's age, AGE.
 import type { ContainerStatus, Pod } from "../api/types.js";
 
-/** humanDuration renders an age like kubectl: 5s, 3m20s, 2m, 4h, 3d. */
+/** humanDuration renders an age as kubectl does (apimachinery duration.HumanDuration). */
 export function humanDuration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 === 0 ? "" : `${s % 60}s`}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  return d < 8 * 365 ? `${d}d` : `${Math.floor(d / 365)}y`;
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return "<invalid>";
+  if (seconds < 0) return "0s";
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  const days = Math.trunc(hours / 24);
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.trunc(days / 365);
+  if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
 }
 
 /** podStatusReason is the STATUS column (kubectl printPod). */

@@ -1,0 +1,154 @@
+// `probelet apply -f FILE...`: creates the pods of multi-document YAML/JSON manifests through the
+// agent, like kubectl apply. Pods are immutable, so a pod whose spec (or labels, annotations)
+// changed is deleted, awaited until gone, and created again ("configured").
+import { readFile } from "node:fs/promises";
+import { decodePods } from "../api/decode.js";
+import { defaultPod } from "../api/defaults.js";
+import { formatFieldErrorBody, formatInvalidObject } from "../api/field-errors.js";
+import type { Pod } from "../api/types.js";
+import { defaultAndValidatePod } from "../api/validation.js";
+import { systemClock, type Clock } from "../util/clock.js";
+import { UsageError } from "./args.js";
+import {
+  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
+} from "./client.js";
+import { waitUntilGone, WAIT_SLACK_MS } from "./delete-command.js";
+import type { CommandContext } from "./probe-command.js";
+import { InvalidInputError } from "./probe-spec.js";
+
+/** APPLY_HELP is the text of `probelet apply --help`. */
+export const APPLY_HELP = `Usage:
+  probelet apply -f FILE... [-n NS]
+
+Creates the pods of each manifest (multi-document YAML or JSON; Pod, List or PodList) in the agent:
+  pod/NAME created      the pod did not exist
+  pod/NAME unchanged    it exists with the same spec, labels and annotations
+  pod/NAME configured   it existed with a different one: pods are immutable, so the old pod is
+                        deleted gracefully, awaited until gone (at most its grace period + 30 s)
+                        and created again (an invalid new manifest is refused before the delete)
+
+Flags:
+  -f, --filename FILE       a manifest; "-" reads stdin (repeatable)
+${CLIENT_FLAGS_HELP}
+`;
+
+const OPTIONS = { ...CLIENT_OPTIONS, filename: { type: "string", short: "f", multiple: true } } as const;
+
+/** Manifest is one pod to apply and the source it came from (for messages). */
+interface Manifest {
+  pod: Pod;
+  source: string;
+}
+
+/** runApplyCommand runs `probelet apply ARGS…`: exit 0 when every pod applied, 1 otherwise, 2 for bad manifests. */
+export async function runApplyCommand(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (values.help) {
+    ctx.stdout(APPLY_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0] ?? ""}": give manifests with -f FILE`);
+  const files = values.filename ?? [];
+  if (files.length === 0) throw new UsageError("must specify -f FILE");
+  // Every manifest is read and decoded before anything is sent: bad input changes nothing.
+  const manifests: Manifest[] = [];
+  for (const file of files) {
+    const source = file === "-" ? "STDIN" : file;
+    const text = file === "-" ? await ctx.readStdin() : await readManifest(file);
+    const decoded = decodePods(text, source);
+    if (!decoded.ok) throw new InvalidInputError(`error validating "${source}"`, decoded.errors);
+    manifests.push(...decoded.value.map((pod) => ({ pod, source })));
+  }
+  if (manifests.length === 0) {
+    ctx.stderr("error: no objects passed to apply\n");
+    return 1;
+  }
+  const explicitNamespace = values.namespace;
+  for (const { pod } of manifests) {
+    const own = pod.metadata.namespace;
+    if (explicitNamespace !== undefined && own && own !== explicitNamespace) {
+      throw new UsageError(`the namespace from the provided object "${own}" does not match the namespace "${explicitNamespace}". You must pass '--namespace=${own}' to perform this operation.`);
+    }
+    pod.metadata.namespace = own || explicitNamespace || "default";
+  }
+  const client = clientFromFlags(values, ctx.signal);
+  const clock = ctx.clock ?? systemClock;
+  let code = 0;
+  try {
+    for (const manifest of manifests) {
+      try {
+        const outcome = await applyPod(client, manifest.pod, clock, ctx.signal);
+        ctx.stdout(`pod/${manifest.pod.metadata.name ?? ""} ${outcome}\n`);
+      } catch (err) {
+        if (!(err instanceof ServerStatusError) && !(err instanceof DeletionTimeout)) throw err;
+        ctx.stderr(`${withSource(err, manifest.source).message}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  } catch (err) {
+    return reportClientError(err, ctx.stderr, ctx.signal);
+  }
+}
+
+/** DeletionTimeout is an old pod that did not go away in time to be replaced. */
+class DeletionTimeout extends Error {
+  override readonly name = "DeletionTimeout";
+}
+
+/** applyPod creates, keeps or replaces one pod and says which it did. */
+async function applyPod(client: StatusClient, pod: Pod, clock: Clock, signal: AbortSignal): Promise<"created" | "unchanged" | "configured"> {
+  const namespace = pod.metadata.namespace ?? "default";
+  const name = pod.metadata.name ?? "";
+  const existing = await client.findPod(namespace, name);
+  if (existing === undefined) {
+    await client.createPod(namespace, pod);
+    return "created";
+  }
+  const terminating = existing.metadata.deletionTimestamp !== undefined;
+  if (!terminating && sameDesiredState(existing, pod)) return "unchanged";
+  // Never delete a running pod for a manifest the agent would refuse: validate it here first.
+  const checked = defaultAndValidatePod(pod);
+  if (!checked.ok) {
+    const causes = checked.errors.map((e) => ({ reason: `FieldValue${e.type}`, field: e.field, message: formatFieldErrorBody(e) }));
+    throw new ServerStatusError({ kind: "Status", reason: "Invalid", code: 422, message: formatInvalidObject("Pod", name, checked.errors), details: { name, kind: "Pod", causes } });
+  }
+  const deleted = terminating ? existing : await client.deletePod(namespace, name);
+  const grace = deleted.metadata.deletionGracePeriodSeconds ?? deleted.spec.terminationGracePeriodSeconds ?? 30;
+  if (!(await waitUntilGone(client, namespace, name, existing.metadata.uid, grace * 1000 + WAIT_SLACK_MS, clock, signal))) {
+    if (signal.aborted) throw new DOMException("interrupted", "AbortError");
+    throw new DeletionTimeout(`error: timed out waiting for pod "${name}" to be deleted before creating it again`);
+  }
+  await client.createPod(namespace, pod);
+  return terminating ? "created" : "configured";
+}
+
+/** sameDesiredState compares what a manifest sets (defaulted spec, labels, annotations), ignoring key order. */
+export function sameDesiredState(current: Pod, wanted: Pod): boolean {
+  const desired = (pod: Pod): string =>
+    canonical({ spec: defaultPod(pod).spec, labels: pod.metadata.labels ?? {}, annotations: pod.metadata.annotations ?? {} });
+  return desired(current) === desired(wanted);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+/** withSource adds kubectl's `error when creating "FILE": ` to a Status message (Invalid keeps its own head). */
+function withSource(err: ServerStatusError | DeletionTimeout, source: string): Error {
+  if (!(err instanceof ServerStatusError) || err.status.reason === "Invalid") return err;
+  return new ServerStatusError({ ...err.status, message: `error when creating "${source}": ${err.status.message ?? ""}` });
+}
+
+async function readManifest(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === "ENOENT") throw new UsageError(`the path "${file}" does not exist`);
+    if (code === "EISDIR") throw new UsageError(`the path "${file}" is a directory: give manifest files`);
+    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,313 @@
+// The CLI's HTTP client for the agent's status API (docs/http-api.md): pods, events, watches and
+// logs over fetch, with the agent's metav1.Status failures turned into kubectl's error texts.
+// Also how a client command gets its client from the command line (--server, --token, -n).
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import { goQuote } from "../api/field-errors.js";
+import type { Pod } from "../api/types.js";
+import { UsageError } from "./args.js";
+
+/** DEFAULT_SERVER is the agent's status API when neither --server nor PROBELET_SERVER is set. */
+export const DEFAULT_SERVER = "http://127.0.0.1:10255";
+
+/** REQUEST_TIMEOUT_MS bounds every request that is not a stream (watch, follow). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** StatusCause is one cause of a metav1.Status (a field error for reason Invalid). */
+export type StatusCause = { reason?: string; message?: string; field?: string };
+
+/** ServerStatus is a metav1.Status as the agent answers failures. */
+export type ServerStatus = {
+  kind?: string; status?: string; message?: string; reason?: string; code?: number;
+  details?: { name?: string; kind?: string; causes?: StatusCause[] };
+};
+
+/** ServerStatusError is a failure the agent answered with; its message is kubectl's text for it. */
+export class ServerStatusError extends Error {
+  override readonly name = "ServerStatusError";
+  constructor(readonly status: ServerStatus) {
+    super(formatStatusError(status));
+  }
+}
+
+/** AgentUnreachableError means nothing answered at the server URL (e.g. connection refused). */
+export class AgentUnreachableError extends Error {
+  override readonly name = "AgentUnreachableError";
+  constructor(readonly server: string) {
+    super(`cannot reach the probelet agent at ${server}: is "probelet run" running?`);
+  }
+}
+
+/**
+ * formatStatusError renders a Status as kubectl's StandardErrorMessage does: Invalid lists the
+ * causes (`The Pod "web" is invalid: <field>: <message>`, one `* ` line each when several),
+ * Unauthorized asks to log in, any other reason is `Error from server (<Reason>): <message>`
+ * (kubectl pkg/cmd/util/helpers.go).
+ */
+export function formatStatusError(status: ServerStatus): string {
+  const message = status.message ?? "";
+  const reason = status.reason ?? "";
+  if (reason === "Invalid") return formatInvalid(status);
+  if (reason === "Unauthorized") return `error: You must be logged in to the server (${message})`;
+  return reason !== "" ? `Error from server (${reason}): ${message}` : `Error from server: ${message}`;
+}
+
+function formatInvalid(status: ServerStatus): string {
+  const details = status.details;
+  let head = "The request is invalid";
+  if (details === undefined) return status.message ? `${head}: ${status.message}` : head;
+  if (details.kind || details.name) head = `The ${details.kind ?? ""} ${goQuote(details.name ?? "")} is invalid`;
+  else if (status.message) head += `: ${status.message}`;
+  // kubectl statusCausesToAggrError: "<field>: <message>", repeats dropped.
+  const causes = [...new Set((details.causes ?? []).map(causeText))];
+  if (causes.length === 0) return head;
+  if (causes.length === 1) return `${head}: ${causes[0] ?? ""}`;
+  return `${head}: \n${causes.map((c) => `* ${c}`).join("\n")}`;
+}
+
+function causeText(cause: StatusCause): string {
+  const field = cause.field ?? "";
+  const message = cause.message ?? "";
+  // A message that already starts with its field path is not prefixed twice.
+  return field !== "" && message.startsWith(`${field}: `) ? message : `${field}: ${message}`;
+}
+
+/** ClientOptions configure a StatusClient. */
+export interface ClientOptions {
+  /** Base URL of the status API, e.g. "http://127.0.0.1:10255". */
+  server: string;
+  /** Sent as "Authorization: Bearer <token>". */
+  token?: string;
+  /** Aborts every request and stream (Ctrl-C). */
+  signal: AbortSignal;
+}
+
+/** LogOptions select a container log (kubectl logs flags). */
+export type LogOptions = { container?: string; previous?: boolean; follow?: boolean; tailLines?: number; timestamps?: boolean };
+
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EADDRNOTAVAIL", "EAI_AGAIN"]);
+
+/** StatusClient talks to one agent's status API; every call rejects with ServerStatusError or AgentUnreachableError. */
+export class StatusClient {
+  /** server is the base URL this client talks to. */
+  readonly server: string;
+
+  constructor(private readonly options: ClientOptions) {
+    this.server = options.server;
+  }
+
+  /** listPods lists the pods of a namespace, or of all namespaces when it is undefined. */
+  async listPods(namespace: string | undefined): Promise<Pod[]> {
+    const list = (await this.json("GET", podsPath(namespace))) as { items?: Pod[] };
+    return list.items ?? [];
+  }
+
+  /** getPod fetches one pod (NotFound as a ServerStatusError). */
+  async getPod(namespace: string, name: string): Promise<Pod> {
+    return (await this.json("GET", podPath(namespace, name))) as Pod;
+  }
+
+  /** findPod is getPod that resolves undefined instead of failing with NotFound. */
+  async findPod(namespace: string, name: string): Promise<Pod | undefined> {
+    try {
+      return await this.getPod(namespace, name);
+    } catch (err) {
+      if (err instanceof ServerStatusError && err.status.reason === "NotFound") return undefined;
+      throw err;
+    }
+  }
+
+  /** createPod POSTs a pod as JSON into a namespace. */
+  async createPod(namespace: string, pod: unknown): Promise<Pod> {
+    return (await this.json("POST", podsPath(namespace), JSON.stringify(pod))) as Pod;
+  }
+
+  /** deletePod starts a graceful deletion and resolves with the pod as it is now. */
+  async deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Promise<Pod> {
+    const query = gracePeriodSeconds === undefined ? "" : `?gracePeriodSeconds=${gracePeriodSeconds}`;
+    return (await this.json("DELETE", podPath(namespace, name) + query)) as Pod;
+  }
+
+  /** listEvents lists events of a namespace (or all), optionally narrowed by a field selector. */
+  async listEvents(namespace: string | undefined, fieldSelector?: string): Promise<KubeEvent[]> {
+    const query = fieldSelector === undefined ? "" : `?fieldSelector=${encodeURIComponent(fieldSelector)}`;
+    const list = (await this.json("GET", eventsPath(namespace) + query)) as { items?: KubeEvent[] };
+    return list.items ?? [];
+  }
+
+  /** watchPods streams pod changes: first every current pod as ADDED, then each change. */
+  watchPods(namespace: string | undefined): AsyncIterable<WatchEvent<Pod>> {
+    return this.watch<Pod>(`${podsPath(namespace)}?watch=true`);
+  }
+
+  /** watchEvents streams event changes like watchPods. */
+  watchEvents(namespace: string | undefined): AsyncIterable<WatchEvent<KubeEvent>> {
+    return this.watch<KubeEvent>(`${eventsPath(namespace)}?watch=true`);
+  }
+
+  /** streamLogs yields a container log as text chunks; with follow it lasts until the stream ends or the signal aborts. */
+  async *streamLogs(namespace: string, name: string, options: LogOptions): AsyncIterable<string> {
+    const query = new URLSearchParams();
+    if (options.container !== undefined) query.set("container", options.container);
+    for (const flag of ["previous", "follow", "timestamps"] as const) if (options[flag] === true) query.set(flag, "true");
+    if (options.tailLines !== undefined) query.set("tailLines", String(options.tailLines));
+    const suffix = query.size > 0 ? `?${query.toString()}` : "";
+    const res = await this.send("GET", `${podPath(namespace, name)}/log${suffix}`, undefined, options.follow === true);
+    yield* readText(res);
+  }
+
+  private async *watch<T>(path: string): AsyncIterable<WatchEvent<T>> {
+    const res = await this.send("GET", path, undefined, true);
+    let buffered = "";
+    for await (const text of readText(res)) {
+      buffered += text;
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.trim() === "") continue;
+        const event = JSON.parse(line) as { type: string; object: unknown };
+        if (event.type === "ERROR") throw new ServerStatusError(event.object as ServerStatus);
+        yield event as WatchEvent<T>;
+      }
+    }
+  }
+
+  private async json(method: string, path: string, body?: string): Promise<unknown> {
+    const res = await this.send(method, path, body, false);
+    return (await res.json()) as unknown;
+  }
+
+  /** send makes one request; a non-2xx answer becomes a ServerStatusError. Streams have no timeout. */
+  private async send(method: string, path: string, body: string | undefined, stream: boolean): Promise<Response> {
+    const headers: Record<string, string> = { Accept: "application/json" };
+    if (this.options.token !== undefined) headers["Authorization"] = `Bearer ${this.options.token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const signal = stream ? this.options.signal : AbortSignal.any([this.options.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    let res: Response;
+    try {
+      res = await fetch(this.options.server + path, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
+    } catch (err) {
+      throw this.transportError(err);
+    }
+    if (res.ok) return res;
+    const text = await res.text().catch(() => "");
+    throw new ServerStatusError(parseStatus(res.status, text));
+  }
+
+  private transportError(err: unknown): unknown {
+    if (err instanceof Error && err.name === "TimeoutError") {
+      return new Error(`the probelet agent at ${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000}s`);
+    }
+    const code = (err as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
+    return err;
+  }
+}
+
+/** parseStatus reads a failure body; anything but a Status becomes kubectl's "an error on the server" text. */
+function parseStatus(code: number, text: string): ServerStatus {
+  try {
+    const status = JSON.parse(text) as ServerStatus | null;
+    if (status !== null && typeof status === "object" && status.kind === "Status") return status;
+  } catch {
+    // not JSON: fall through
+  }
+  const snippet = text.trim().slice(0, 200) || "unknown";
+  return { reason: code >= 500 ? "InternalError" : "BadRequest", code, message: `an error on the server (${goQuote(snippet)}) has prevented the request from succeeding` };
+}
+
+async function* readText(res: Response): AsyncIterable<string> {
+  if (res.body === null) return;
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) {
+    const text = decoder.decode(chunk as Uint8Array, { stream: true });
+    if (text !== "") yield text;
+  }
+  const rest = decoder.decode();
+  if (rest !== "") yield rest;
+}
+
+const podsPath = (ns: string | undefined): string => (ns === undefined ? "/api/v1/pods" : `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`);
+const podPath = (ns: string, name: string): string => `${podsPath(ns)}/${encodeURIComponent(name)}`;
+const eventsPath = (ns: string | undefined): string => (ns === undefined ? "/api/v1/events" : `/api/v1/namespaces/${encodeURIComponent(ns)}/events`);
+
+// ---- How a client command gets its flags and client ----
+
+/** CLIENT_OPTIONS are the flags every client command takes (parseArgs option config). */
+export const CLIENT_OPTIONS = {
+  server: { type: "string" },
+  token: { type: "string" },
+  namespace: { type: "string", short: "n" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** CLIENT_FLAGS_HELP documents CLIENT_OPTIONS in each command's --help. */
+export const CLIENT_FLAGS_HELP = `      --server URL          the agent's status API (default $PROBELET_SERVER, else ${DEFAULT_SERVER})
+      --token TOKEN         bearer token for the status API (default $PROBELET_TOKEN)
+  -n, --namespace NS        the namespace (default "default")
+  -h, --help                show this help`;
+
+/**
+ * parseCommandArgs runs parseArgs (strict, positionals allowed) and turns its errors into
+ * UsageErrors. Boolean flags also accept kubectl's `--flag=true` and `--flag=false`.
+ */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig["options"]>>(argv: readonly string[], options: O): CommandArgs<O> {
+  const forcedFalse: string[] = [];
+  const args = argv.flatMap((arg) => {
+    const m = /^--([^=]+)=(true|false)$/.exec(arg);
+    if (m === null || options[m[1] ?? ""]?.type !== "boolean") return [arg];
+    if (m[2] === "true") return [`--${m[1]}`];
+    forcedFalse.push(m[1] ?? "");
+    return [];
+  });
+  try {
+    const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
+    for (const name of forcedFalse) (parsed.values as Record<string, unknown>)[name] = false;
+    return parsed;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const option = /'(-[^', ]+)/.exec(message)?.[1] ?? "";
+    const code = (err as { code?: unknown }).code;
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new UsageError(`unknown flag: ${option}`);
+    if (message.includes("argument missing")) throw new UsageError(`flag needs an argument: ${option}`);
+    if (message.includes("ambiguous")) throw new UsageError(`flag ${option}: a value starting with "-" must be written as ${option}=VALUE`);
+    throw new UsageError(message);
+  }
+}
+
+/** CommandArgs is what parseCommandArgs returns for an option config: typed values and positionals. */
+export type CommandArgs<O extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
+/** ClientFlags are the parsed CLIENT_OPTIONS. */
+export interface ClientFlags {
+  server?: string | undefined;
+  token?: string | undefined;
+  namespace?: string | undefined;
+}
+
+/** clientFromFlags builds the client: --server, else $PROBELET_SERVER, else DEFAULT_SERVER; --token, else $PROBELET_TOKEN. */
+export function clientFromFlags(flags: ClientFlags, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): StatusClient {
+  const server = flags.server ?? (env["PROBELET_SERVER"] || DEFAULT_SERVER);
+  const bad = new UsageError(`invalid server URL "${server}": want an http:// or https:// URL such as ${DEFAULT_SERVER}`);
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw bad;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw bad;
+  const token = flags.token ?? (env["PROBELET_TOKEN"] || undefined);
+  return new StatusClient({ server: server.replace(/\/+$/, ""), signal, ...(token !== undefined ? { token } : {}) });
+}
+
+/**
+ * reportClientError prints a client failure as kubectl would and returns the exit code: 1 for
+ * Status errors and an unreachable agent, 130 when the user interrupted. Other errors rethrow.
+ */
+export function reportClientError(err: unknown, stderr: (text: string) => void, signal: AbortSignal): number {
+  if (err instanceof ServerStatusError) stderr(`${err.message}\n`);
+  else if (err instanceof AgentUnreachableError) stderr(`error: ${err.message}\n`);
+  else if (signal.aborted) return 130;
+  else throw err;
+  return 1;
+}
