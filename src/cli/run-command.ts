@@ -10,8 +10,9 @@ import { applyManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { startStatusServer } from "../server/server.js";
-import { systemClock } from "../util/clock.js";
-import { createLogger, type LogLevel } from "../util/logger.js";
+import { CriRuntime } from "../runtime/cri/cri-runtime.js";
+import { systemClock, type Clock } from "../util/clock.js";
+import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
 import { UsageError } from "./args.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatPodLine } from "./live-view.js";
@@ -22,7 +23,8 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 
 /** RUN_HELP is the text of `probelet run --help`. */
 export const RUN_HELP = `Usage:
-  probelet run [-f FILE]... [--manifests DIR] [--runtime process] [--listen HOST:PORT] [--state-dir DIR] [--token TOKEN]
+  probelet run [-f FILE]... [--manifests DIR] [--runtime process|cri [--cri-socket PATH]] [--listen HOST:PORT]
+               [--state-dir DIR] [--token TOKEN] [--leave-running]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -31,7 +33,10 @@ Ctrl-C stops every pod gracefully; a second Ctrl-C kills them at once.
 Flags:
   -f, --filename FILE    a Pod manifest (multi-document YAML or JSON; "-" reads stdin); repeatable
       --manifests DIR    a directory of manifests, watched like the kubelet's static pods
-      --runtime NAME     process (default): each container is a local process group
+      --runtime NAME     process (default): each container is a local process group;
+                         cri: real containers through containerd's CRI (images must be present)
+      --cri-socket PATH  the CRI socket (default $PROBELET_CRI_SOCKET, else /run/containerd/containerd.sock)
+      --leave-running    on exit, leave containers running for the next agent to adopt (cri only)
       --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one)
       --token TOKEN      require "Authorization: Bearer TOKEN" (needed for a non-loopback --listen)
       --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet)
@@ -49,7 +54,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const files = values.filename ?? [];
   if (files.length === 0 && values.manifests === undefined) throw new UsageError("nothing to run: give -f FILE or --manifests DIR");
   const runtimeName = values.runtime ?? "process";
-  if (runtimeName !== "process") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process"`);
+  if (runtimeName !== "process" && runtimeName !== "cri") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process", "cri"`);
+  if (values["leave-running"] && runtimeName !== "cri") throw new UsageError("--leave-running needs --runtime cri: process containers cannot outlive the agent");
   const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
   await mkdir(stateDir, { recursive: true });
   const level = parseLevel(values["log-level"] ?? "warn");
@@ -61,7 +67,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   for (const file of files) texts.push({ name: file, text: file === "-" ? await ctx.readStdin() : await readFile(file, "utf8") });
 
   surviveUncaughtErrors();
-  const runtime: Runtime = new ProcessRuntime({ clock, logger: logger.child("runtime.process") });
+  const runtime = await openRuntime(runtimeName, values["cri-socket"], clock, logger);
   const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
   const unsubscribe = values.quiet ? [] : [agent.watchPods((e) => ctx.stdout(formatPodLine(e, clock.now()))), agent.watchEvents((e) => ctx.stdout(formatEventLine(e)))];
   await agent.restore();
@@ -102,6 +108,13 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     process.once("SIGTERM", again);
   });
   await dir?.close();
+  if (values["leave-running"]) {
+    await agent.detach();
+    await server.close();
+    await runtime.close();
+    ctx.stdout("probelet: stopped; containers left running for the next agent\n");
+    return 0;
+  }
   const graceful = agent.close();
   await Promise.race([graceful, secondSignal.then(() => agent.destroy())]);
   for (const off of unsubscribe) off();
@@ -119,6 +132,8 @@ function parseRunArgs(argv: readonly string[]) {
         filename: { type: "string", short: "f", multiple: true },
         manifests: { type: "string" },
         runtime: { type: "string" },
+        "cri-socket": { type: "string" },
+        "leave-running": { type: "boolean" },
         listen: { type: "string" },
         token: { type: "string" },
         "state-dir": { type: "string" },
@@ -132,6 +147,21 @@ function parseRunArgs(argv: readonly string[]) {
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** openRuntime builds the chosen runtime; for CRI it checks the socket answers before anything starts. */
+async function openRuntime(name: string, socket: string | undefined, clock: Clock, logger: Logger): Promise<Runtime> {
+  if (name === "process") return new ProcessRuntime({ clock, logger });
+  const path = socket ?? process.env["PROBELET_CRI_SOCKET"] ?? "/run/containerd/containerd.sock";
+  const cgroupPrefix = process.env["PROBELET_CRI_CGROUP_PARENT"];
+  const runtime = new CriRuntime({ socket: path, clock, logger, ...(cgroupPrefix ? { cgroupPrefix } : {}) });
+  try {
+    await runtime.version();
+  } catch (err) {
+    await runtime.close();
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  return runtime;
 }
 
 function parseLevel(text: string): LogLevel {

@@ -142,10 +142,16 @@ export function criError(method: CriMethod, err: ServiceError, socket: string, t
       return new RuntimeError("NotFound", details, options);
     case status.UNKNOWN:
       return new RuntimeError("Unknown", details, options);
-    case status.DEADLINE_EXCEEDED:
-      return new RuntimeError("DeadlineExceeded", `CRI ${method} did not finish within ${timeoutMs} ms: ${details}`, options);
-    case status.UNAVAILABLE:
-      return new RuntimeError("Unavailable", `cannot reach the CRI runtime at ${socket}: ${details}`, options);
+    case status.DEADLINE_EXCEEDED: {
+      // grpc-js's own deadline text lists its internal phases; the runtime's text is kept.
+      const own = details.startsWith("Deadline exceeded after");
+      return new RuntimeError("DeadlineExceeded", `CRI ${method} did not finish within ${timeoutMs} ms${own ? "" : `: ${details}`}`, options);
+    }
+    case status.UNAVAILABLE: {
+      // Drop grpc-js's resolver note and timestamp: "… Last error: connect ENOENT /x.sock".
+      const reason = details.replace(/\s*\(\d{4}-\d\d-\d\dT[^)]*\)/, "").replace(/\.?\s*Resolution note:.*$/s, "");
+      return new RuntimeError("Unavailable", `cannot reach the CRI runtime at ${socket}: ${reason}`, options);
+    }
     default:
       return new RuntimeError("Unknown", `CRI ${method} failed: ${status[err.code] ?? err.code}: ${details}`, options);
   }

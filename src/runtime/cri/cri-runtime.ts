@@ -84,14 +84,24 @@ export class CriRuntime implements Runtime {
 
   // ---- sandboxes -------------------------------------------------------------------------
 
-  /** runPodSandbox creates the log directory first (kubelet createPodSandbox does), then the sandbox. */
+  /**
+   * runPodSandbox creates the log directory first (kubelet createPodSandbox does), then the
+   * sandbox. A pod-network pod is refused while the runtime reports NetworkReady=false, as the
+   * kubelet refuses to sync it ("network is not ready"): containerd 1.6 would leave such a
+   * sandbox behind, unable to stop it until a CNI config appears.
+   */
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    if (!config.hostNetwork) await this.assertNetworkReady();
     if (config.logDirectory !== "") {
       await mkdir(config.logDirectory, { recursive: true, mode: 0o755 }).catch((err: unknown) => {
         throw new RuntimeError("CreateFailed", `failed to create log directory "${config.logDirectory}": ${(err as Error).message}`, { cause: err });
       });
     }
-    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }).catch(recode("CreateFailed"));
+    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }).catch(async (err: unknown) => {
+      // containerd removes a sandbox that failed to start, but not the cgroup parent runc made for it.
+      await this.removePodCgroupUnlessUsed(config.podUid).catch(() => undefined);
+      return recode("CreateFailed")(err);
+    });
     this.logger.debug("sandbox created", { sandboxId: res.pod_sandbox_id, pod: config.name, podUID: config.podUid });
     return res.pod_sandbox_id;
   }
@@ -114,10 +124,7 @@ export class CriRuntime implements Runtime {
       if (!(err instanceof RuntimeError && err.code === "NotFound")) throw err;
     }
     await this.client.call("RemovePodSandbox", { pod_sandbox_id: sandboxId });
-    if (!podUid) return;
-    const { items } = await this.client.call("ListPodSandbox", {});
-    if (items.some((s) => s.metadata?.uid === podUid)) return;
-    await removePodCgroup(podCgroupParent(this.cgroupPrefix, podUid), { clock: this.clock, logger: this.logger });
+    if (podUid) await this.removePodCgroupUnlessUsed(podUid);
   }
 
   async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus> {
@@ -214,6 +221,25 @@ export class CriRuntime implements Runtime {
   /** close closes the gRPC channel only; containers and sandboxes keep running. */
   async close(): Promise<void> {
     this.client.close();
+  }
+
+  /** assertNetworkReady throws the kubelet's "network is not ready" error when NetworkReady is false. */
+  private async assertNetworkReady(): Promise<void> {
+    const { status } = await this.client.call("Status", {});
+    const network = status?.conditions.find((c) => c.type === "NetworkReady");
+    if (network && !network.status) {
+      throw new RuntimeError(
+        "CreateFailed",
+        `network is not ready: container runtime network not ready: NetworkReady=false reason:${network.reason} message:${network.message}`,
+      );
+    }
+  }
+
+  /** removePodCgroupUnlessUsed removes the pod's cgroup when no sandbox of that pod remains. */
+  private async removePodCgroupUnlessUsed(podUid: string): Promise<void> {
+    const { items } = await this.client.call("ListPodSandbox", {});
+    if (items.some((s) => s.metadata?.uid === podUid)) return;
+    await removePodCgroup(podCgroupParent(this.cgroupPrefix, podUid), { clock: this.clock, logger: this.logger });
   }
 
   /** sandboxOf finds a container's sandbox ID (ContainerStatus does not carry it; ListContainers does). */

@@ -21,6 +21,14 @@ export interface NamespaceOption {
   target_id?: string;
 }
 
+/** CriRuntimeCondition is CRI's RuntimeCondition ("RuntimeReady", "NetworkReady"). */
+export interface CriRuntimeCondition {
+  type: string;
+  status: boolean;
+  reason: string;
+  message: string;
+}
+
 /** CriSandboxMetadata is CRI's PodSandboxMetadata. */
 export interface CriSandboxMetadata {
   name: string;
@@ -137,6 +145,7 @@ export interface CriSandboxFilter {
  */
 export interface CriMethods {
   Version: [{ version: string }, { version: string; runtime_name: string; runtime_version: string; runtime_api_version: string }];
+  Status: [{ verbose?: boolean }, { status: { conditions: CriRuntimeCondition[] } | null; info: Record<string, string> }];
   RunPodSandbox: [{ config: CriSandboxConfig; runtime_handler?: string }, { pod_sandbox_id: string }];
   StopPodSandbox: [{ pod_sandbox_id: string }, Record<string, never>];
   RemovePodSandbox: [{ pod_sandbox_id: string }, Record<string, never>];

@@ -1,0 +1,182 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
+import {
+  containerConfig,
+  containerFilter,
+  containerInfo,
+  containerState,
+  nsToMs,
+  podCgroupParent,
+  sandboxConfig,
+  sandboxFilter,
+  sandboxStatus,
+} from "./convert.js";
+import type { CriContainerStatus } from "./cri-types.js";
+
+const pod: PodSandboxConfig = {
+  podUid: "0f1e2d3c-aaaa-bbbb-cccc-000000000001",
+  name: "web",
+  namespace: "prod",
+  attempt: 2,
+  hostNetwork: true,
+  logDirectory: "/var/log/pods/prod_web_uid",
+  labels: { "io.kubernetes.pod.uid": "0f1e2d3c-aaaa-bbbb-cccc-000000000001" },
+  annotations: { note: "x" },
+};
+
+const container: ContainerConfig = {
+  name: "app",
+  attempt: 3,
+  image: "localhost/probelet/busybox:1",
+  command: ["sh", "-c"],
+  args: ["echo hi"],
+  workingDir: "/tmp",
+  envs: [{ key: "A", value: "1" }],
+  labels: { l: "1" },
+  annotations: { a: "2" },
+  logPath: "app/3.log",
+};
+
+test("nsToMs keeps int64 nanoseconds exact beyond 2^53 (no float on the way)", () => {
+  const cases: [string | number | bigint, number][] = [
+    ["0", 0],
+    ["", 0],
+    ["1763779096012736489", 1763779096012],
+    ["1763779096012999999", 1763779096012],
+    ["9223372036854775807", 9223372036854],
+    [1_500_000, 1],
+    [12_345_678_901_234_567n, 12_345_678_901],
+  ];
+  for (const [input, expected] of cases) assert.equal(nsToMs(input), expected, String(input));
+});
+
+test("sandboxConfig: hostNetwork → network NODE, own pid, pod ipc; cgroup <prefix>/pod<uid>; no hostname", () => {
+  assert.deepEqual(sandboxConfig(pod, "/probelet-abc"), {
+    metadata: { name: "web", uid: pod.podUid, namespace: "prod", attempt: 2 },
+    hostname: "",
+    log_directory: "/var/log/pods/prod_web_uid",
+    labels: { "io.kubernetes.pod.uid": pod.podUid },
+    annotations: { note: "x" },
+    linux: {
+      cgroup_parent: `/probelet-abc/pod${pod.podUid}`,
+      security_context: { namespace_options: { network: "NODE", pid: "CONTAINER", ipc: "POD" } },
+    },
+  });
+});
+
+test("sandboxConfig: pod network → network POD and the pod name as hostname (63 characters at most)", () => {
+  const long = { ...pod, hostNetwork: false, name: `${"a".repeat(62)}-bbb` };
+  const config = sandboxConfig(long, "probelet");
+  assert.equal(config.hostname, "a".repeat(62));
+  assert.deepEqual(config.linux.security_context.namespace_options, { network: "POD", pid: "CONTAINER", ipc: "POD" });
+  assert.equal(config.linux.cgroup_parent, `/probelet/pod${pod.podUid}`);
+});
+
+test("podCgroupParent keeps the UID but never a path separator", () => {
+  assert.equal(podCgroupParent("/x/", "a/b c"), "/x/poda_b_c");
+  assert.equal(podCgroupParent("/probelet", "1234-abcd"), "/probelet/pod1234-abcd");
+});
+
+test("containerConfig copies the config and sets the namespaces from the pod", () => {
+  const config = containerConfig(container, pod);
+  assert.deepEqual(config, {
+    metadata: { name: "app", attempt: 3 },
+    image: { image: "localhost/probelet/busybox:1" },
+    command: ["sh", "-c"],
+    args: ["echo hi"],
+    working_dir: "/tmp",
+    envs: [{ key: "A", value: "1" }],
+    labels: { l: "1" },
+    annotations: { a: "2" },
+    log_path: "app/3.log",
+    linux: { security_context: { namespace_options: { network: "NODE", pid: "CONTAINER", ipc: "POD" } } },
+  });
+  config.command.push("x");
+  assert.deepEqual(container.command, ["sh", "-c"]);
+  const { workingDir: _w, ...noDir } = container;
+  assert.equal(containerConfig(noDir, { ...pod, hostNetwork: false }).working_dir, "");
+  assert.equal(containerConfig(noDir, { ...pod, hostNetwork: false }).linux.security_context.namespace_options.network, "POD");
+});
+
+test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {
+  const status: CriContainerStatus = {
+    id: "c1",
+    metadata: { name: "app", attempt: 1 },
+    state: "CONTAINER_EXITED",
+    created_at: "1763779096012736489",
+    started_at: "1763779096100000001",
+    finished_at: "1763779099999999999",
+    exit_code: 137,
+    image: { image: "localhost/probelet/busybox:1" },
+    image_ref: "sha256:abc",
+    reason: "OOMKilled",
+    message: "",
+    labels: { l: "1" },
+    annotations: {},
+    log_path: "/logs/app/1.log",
+  };
+  assert.deepEqual(containerInfo(status, "sb1"), {
+    id: "c1",
+    podSandboxId: "sb1",
+    name: "app",
+    attempt: 1,
+    state: "exited",
+    image: "localhost/probelet/busybox:1",
+    createdAt: 1763779096012,
+    startedAt: 1763779096100,
+    finishedAt: 1763779099999,
+    exitCode: 137,
+    reason: "OOMKilled",
+    message: "",
+    labels: { l: "1" },
+    annotations: {},
+    logPath: "/logs/app/1.log",
+  });
+  const states: [string, string][] = [
+    ["CONTAINER_CREATED", "created"],
+    ["CONTAINER_RUNNING", "running"],
+    ["CONTAINER_EXITED", "exited"],
+    ["CONTAINER_UNKNOWN", "unknown"],
+    ["7", "unknown"],
+  ];
+  for (const [cri, ours] of states) assert.equal(containerState(cri), ours);
+});
+
+test("sandboxStatus maps the pod IP, state and metadata", () => {
+  const status = sandboxStatus({
+    id: "s1",
+    metadata: { name: "web", uid: "u", namespace: "prod", attempt: 1 },
+    state: "SANDBOX_NOTREADY",
+    created_at: "1763779096012736489",
+    network: { ip: "10.244.77.2", additional_ips: [] },
+    linux: null,
+    labels: { a: "b" },
+    annotations: {},
+  });
+  assert.deepEqual(status, {
+    id: "s1",
+    podUid: "u",
+    name: "web",
+    namespace: "prod",
+    attempt: 1,
+    state: "notready",
+    podIP: "10.244.77.2",
+    createdAt: 1763779096012,
+    labels: { a: "b" },
+    annotations: {},
+  });
+});
+
+test("filters map to CRI's filter fields (labels → label_selector)", () => {
+  assert.equal(containerFilter(undefined), undefined);
+  assert.deepEqual(containerFilter({ podSandboxId: "s", state: "running", labels: { a: "b" } }), {
+    pod_sandbox_id: "s",
+    state: { state: "CONTAINER_RUNNING" },
+    label_selector: { a: "b" },
+  });
+  assert.deepEqual(containerFilter({}), {});
+  assert.equal(sandboxFilter(undefined), undefined);
+  assert.deepEqual(sandboxFilter({ state: "notready", labels: { x: "y" } }), { state: { state: "SANDBOX_NOTREADY" }, label_selector: { x: "y" } });
+  assert.deepEqual(sandboxFilter({ state: "ready" }), { state: { state: "SANDBOX_READY" } });
+});
