@@ -1,0 +1,46 @@
+// The seam between the e2e cases and the runtime they run on. A case is written once; the
+// suite runs it as `[case N][<runtime>] …` for every RuntimeFactory that is available. Today
+// that is the process runtime; the CRI (containerd) factory plugs in here once
+// src/runtime/cri/ lands, together with a PodKit for its images (see pod-kit.ts).
+import { accessSync, constants as fsConstants } from "node:fs";
+import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
+
+/** RuntimeKind names a runtime in test titles and picks the pod kit (images, paths, ports). */
+export type RuntimeKind = "process" | "cri";
+
+/** RuntimeFactory creates a fresh runtime for one e2e case. */
+export interface RuntimeFactory {
+  /** RuntimeFactory.name appears in test titles: `[case 161][process] …`. */
+  readonly name: RuntimeKind;
+  /** available returns why the runtime cannot be used here (the cases are skipped), or undefined. */
+  available(): string | undefined;
+  /** create starts a runtime; the harness closes it after the case. */
+  create(): Promise<Runtime>;
+}
+
+/** HOST_TOOLS are the host programs the process runtime's "busybox" commands use. */
+export const HOST_TOOLS = ["/bin/sh", "/bin/bash", "/bin/cat", "/bin/true", "/bin/false"];
+
+/**
+ * processRuntimeFactory runs every container as a local process group; all pods share the host
+ * loopback (pod IP 127.0.0.1), so each pod listens on its own free port.
+ */
+export const processRuntimeFactory: RuntimeFactory = {
+  name: "process",
+  available() {
+    if (process.platform !== "linux") return `the process runtime cases need Linux, not ${process.platform}`;
+    for (const tool of HOST_TOOLS) {
+      try {
+        accessSync(tool, fsConstants.X_OK);
+      } catch {
+        return `${tool} is missing on this host`;
+      }
+    }
+    return undefined;
+  },
+  create: () => Promise.resolve(new ProcessRuntime()),
+};
+
+/** RUNTIME_FACTORIES are the runtimes every case runs on, in order. */
+export const RUNTIME_FACTORIES: readonly RuntimeFactory[] = [processRuntimeFactory];
