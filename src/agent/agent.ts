@@ -191,6 +191,7 @@ export class Agent implements AgentApi {
       sync: (r) => this.metrics.timeSync("sync", () => this.syncer.sync(r)),
       terminate: (r, grace) => this.syncer.terminate(r, grace),
       terminated: (r) => this.forget(r),
+      shorten: (r, grace) => void this.shortenTermination(r, grace),
       logger: this.logger,
     });
     this.workers.set(pod.metadata.uid, worker);
@@ -233,6 +234,17 @@ export class Agent implements AgentApi {
       this.publishPod(pod.metadata.uid ?? "");
     }
     return worker.terminate(grace);
+  }
+
+  /**
+   * shortenTermination makes a running termination end within a shorter grace period: once it
+   * has passed, every container of the pod is killed at once (kubelet: a shorter grace period
+   * replaces the one in progress).
+   */
+  private async shortenTermination(record: PodRecord, gracePeriodSeconds: number): Promise<void> {
+    if (gracePeriodSeconds > 0) await this.clock.sleep(gracePeriodSeconds * 1000);
+    const worker = this.workers.get(record.pod.metadata.uid ?? "");
+    if (worker && !worker.finished && record.sandboxId) await this.runtime.stopPodSandbox(record.sandboxId).catch(() => undefined);
   }
 
   private forget(record: PodRecord): void {

@@ -9,6 +9,8 @@ export interface PodWorkerHooks {
   terminate(record: PodRecord, gracePeriodSeconds: number): Promise<void>;
   /** Called once after termination has finished. */
   terminated(record: PodRecord): void;
+  /** A termination already running must honour a shorter grace period (kubelet pod_workers UpdatePod). */
+  shorten(record: PodRecord, gracePeriodSeconds: number): void;
   logger: Logger;
 }
 
@@ -38,7 +40,12 @@ export class PodWorker {
    * later wins (a second signal forces an immediate kill). Resolves when the pod is gone.
    */
   terminate(gracePeriodSeconds: number): Promise<void> {
-    if (this.terminateWith === undefined || gracePeriodSeconds < this.terminateWith) this.terminateWith = gracePeriodSeconds;
+    if (this.terminateWith === undefined) {
+      this.terminateWith = gracePeriodSeconds;
+    } else if (gracePeriodSeconds < this.terminateWith) {
+      this.terminateWith = gracePeriodSeconds;
+      if (this.running && !this.finished) this.hooks.shorten(this.record, gracePeriodSeconds);
+    }
     this.queueSync();
     return this.idle();
   }

@@ -67,7 +67,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   for (const file of files) texts.push({ name: file, text: file === "-" ? await ctx.readStdin() : await readFile(file, "utf8") });
 
   surviveUncaughtErrors();
-  const runtime = await openRuntime(runtimeName, values["cri-socket"], clock, logger);
+  const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
   const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
   const unsubscribe = values.quiet ? [] : [agent.watchPods((e) => ctx.stdout(formatPodLine(e, clock.now()))), agent.watchEvents((e) => ctx.stdout(formatEventLine(e)))];
   await agent.restore();
@@ -150,8 +150,12 @@ function parseRunArgs(argv: readonly string[]) {
 }
 
 /** openRuntime builds the chosen runtime; for CRI it checks the socket answers before anything starts. */
-async function openRuntime(name: string, socket: string | undefined, clock: Clock, logger: Logger): Promise<Runtime> {
-  if (name === "process") return new ProcessRuntime({ clock, logger });
+async function openRuntime(name: string, socket: string | undefined, stateDir: string, clock: Clock, logger: Logger): Promise<Runtime> {
+  if (name === "process") {
+    const runtime = new ProcessRuntime({ clock, logger, stateDir });
+    await runtime.reapOrphans();
+    return runtime;
+  }
   const path = socket ?? process.env["PROBELET_CRI_SOCKET"] ?? "/run/containerd/containerd.sock";
   const cgroupPrefix = process.env["PROBELET_CRI_CGROUP_PARENT"];
   const runtime = new CriRuntime({ socket: path, clock, logger, ...(cgroupPrefix ? { cgroupPrefix } : {}) });

@@ -23,6 +23,7 @@ import { ContainerProcess } from "./container-process.js";
 import { CriLogWriter } from "./cri-log-writer.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
 import { validateContainerConfig } from "./validate-config.js";
+import { GroupRecords } from "./group-records.js";
 
 /** PROCESS_RUNTIME_NAME is what version() reports as runtimeName. */
 export const PROCESS_RUNTIME_NAME = "probelet-process";
@@ -34,6 +35,11 @@ export interface ProcessRuntimeOptions {
   logger?: Logger;
   /** Runs exec commands; when given, the caller owns it (close() leaves it open). */
   runner?: HostCommandRunner;
+  /**
+   * The agent's state directory: container process groups are recorded there so that the next
+   * agent can reap groups a killed agent left behind (reapOrphans).
+   */
+  stateDir?: string;
 }
 
 const CRI_STATE: Record<ContainerInfo["state"], string> = {
@@ -66,6 +72,7 @@ export class ProcessRuntime implements Runtime {
   /** Starts in flight, so close() and removeContainer() can wait for them. */
   private readonly starting = new Map<string, Promise<void>>();
   private closing: Promise<void> | undefined;
+  private readonly groups: GroupRecords | undefined;
 
   constructor(options: ProcessRuntimeOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -74,6 +81,15 @@ export class ProcessRuntime implements Runtime {
     this.runner =
       options.runner ??
       new HostCommandRunner({ resolveContext: (id) => this.runningContainer(id).execContext, clock: this.clock, logger: this.logger });
+    this.groups = options.stateDir === undefined ? undefined : new GroupRecords(options.stateDir, this.logger);
+  }
+
+  /**
+   * reapOrphans kills the container process groups that a previous agent with the same state
+   * directory left running when it was killed (they cannot be adopted: their log pipes are gone).
+   */
+  async reapOrphans(): Promise<number> {
+    return (await this.groups?.reapOrphans()) ?? 0;
   }
 
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
@@ -220,6 +236,14 @@ export class ProcessRuntime implements Runtime {
       const launch = await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd);
       await container.start(launch, () => CriLogWriter.open(container.logPath, { clock: this.clock, logger: this.logger }));
       this.logger.debug("container started", { containerId: container.id, containerName: config.name, pid: container.pid });
+      const groups = this.groups;
+      if (groups && container.pid !== undefined) {
+        void groups
+          .record(container.id, container.pid)
+          .then(() => container.waitExited())
+          .then(() => groups.forget(container.id))
+          .catch((err: unknown) => this.logger.warn("Cannot record a container process group", { containerId: container.id, err }));
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       container.failStart(message);
