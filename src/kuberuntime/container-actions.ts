@@ -4,6 +4,7 @@
 // kuberuntime_container.go computeInitContainerActions). Pure: it reads results, never waits.
 import type { Container, ContainerStatus, Pod } from "../api/types.js";
 import type { Result } from "../prober/results/result.js";
+import { shouldRestartOnExit } from "../prober/worker-policy.js";
 
 /** ProbeKillReason names the probe that caused a kill (kubelet reasonLivenessProbe / reasonStartupProbe). */
 export type ProbeKillReason = "liveness" | "startup";
@@ -93,16 +94,14 @@ export function shouldRestartOnFailure(pod: Pod): boolean {
  * (kubelet container/helpers.go ShouldContainerBeRestarted): never once the pod is being
  * deleted; always when it never ran; else by restart policy and the last exit code.
  */
-export function shouldContainerBeRestarted(pod: Pod, status: ContainerStatus | undefined): boolean {
+export function shouldContainerBeRestarted(pod: Pod, status: ContainerStatus | undefined, container?: Container): boolean {
   if (pod.metadata.deletionTimestamp !== undefined) return false;
   if (status === undefined) return true;
   if (status.state?.running !== undefined) return false;
   // A waiting container with no previous run was created but never started: start it.
   const exited = status.state?.terminated ?? status.lastState?.terminated;
   if (exited === undefined) return true;
-  if (pod.spec.restartPolicy === "Never") return false;
-  if (pod.spec.restartPolicy === "OnFailure" && exited.exitCode === 0) return false;
-  return true;
+  return shouldRestartOnExit(pod, container ?? { name: status.name }, exited.exitCode);
 }
 
 /**
@@ -176,7 +175,7 @@ export function computeContainerActions(input: ContainerActionsInput): PodAction
     const status = input.containerStatuses.find((s) => s.name === container.name);
     const id = runningId(status);
     if (id === undefined) {
-      if (shouldContainerBeRestarted(pod, status)) containersToStart.push(container.name);
+      if (shouldContainerBeRestarted(pod, status, container)) containersToStart.push(container.name);
       continue;
     }
     const decision = regularDecision(input, container, id);
