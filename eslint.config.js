@@ -28,6 +28,15 @@ export default tseslint.config(
         "error",
         { object: "Date", property: "now", message: "Use the injected Clock (src/util/clock.ts)." },
       ],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: ["node:timers", "node:timers/promises", "timers", "timers/promises"].map((name) => ({
+            name,
+            message: "Use the injected Clock (src/util/clock.ts) so timing logic stays testable.",
+          })),
+        },
+      ],
     },
   },
   {

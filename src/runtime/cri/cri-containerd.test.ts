@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { criSuite, SLEEPER, shContainer } from "../../../test/cri/containerd-env.js";
-import { waitFor, waitForContainerState } from "../process/testing.js";
+import { waitFor, waitForContainerState } from "../../../test/process-testing.js";
 import { RuntimeError } from "../runtime.js";
 import { CriRuntime } from "./cri-runtime.js";
 

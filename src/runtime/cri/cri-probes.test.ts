@@ -14,7 +14,7 @@ import { probeHttp } from "../../probe/http.js";
 import { buildProbeHeaders } from "../../probe/http-request.js";
 import { probeTcp } from "../../probe/tcp.js";
 import { PROBE_USER_AGENT } from "../../probe/user-agent.js";
-import { waitFor } from "../process/testing.js";
+import { waitFor } from "../../../test/process-testing.js";
 import { RuntimeError } from "../runtime.js";
 
 const { skip, env, runtime, pods } = criSuite();

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { containerCwd, containerEnv, DEFAULT_PATH, LaunchError, lookPath, prepareLaunch } from "./container-launch.js";
-import { testContainerConfig } from "./testing.js";
+import { testContainerConfig } from "../../../test/process-testing.js";
 import { validateContainerConfig } from "./validate-config.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-launch-"));

@@ -8,7 +8,7 @@ import { CommandTimeoutError } from "../../probe/command-runner.js";
 import { HostCommandRunner } from "../../probe/host-runner.js";
 import { RuntimeError } from "../runtime.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "./testing.js";
+import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-exec-"));
 const runtime = new ProcessRuntime();

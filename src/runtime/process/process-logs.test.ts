@@ -8,7 +8,7 @@ import { after, test } from "node:test";
 import { parseRfc3339Nano } from "../log-format.js";
 import { readCriLog } from "./log-reader.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "./testing.js";
+import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-logs-"));
 const runtime = new ProcessRuntime();

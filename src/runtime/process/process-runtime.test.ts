@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { RuntimeError, type ContainerConfig } from "../runtime.js";
 import { ProcessRuntime } from "./process-runtime.js";
 import { readContainerLog } from "./log-reader.js";
-import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "./testing.js";
+import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-runtime-"));
 const runtime = new ProcessRuntime();

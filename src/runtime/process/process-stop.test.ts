@@ -7,7 +7,7 @@ import { FakeClock } from "../../../test/fakes/fake-clock.js";
 import type { ContainerConfig } from "../runtime.js";
 import { readContainerLog } from "./log-reader.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "./testing.js";
+import { groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-stop-"));
 const runtimes: ProcessRuntime[] = [];

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 // Test-only polling needs a timer that keeps the test process alive while it waits for a child
 // to exit; the Clock's timers are unref'd on purpose, so this helper uses a referenced one.
 import { setTimeout as delay } from "node:timers/promises";
-import type { ContainerConfig, ContainerInfo, ContainerState, PodSandboxConfig, Runtime } from "../runtime.js";
+import type { ContainerConfig, ContainerInfo, ContainerState, PodSandboxConfig, Runtime } from "../src/runtime/runtime.js";
 
 /** @internal For tests. testSandboxConfig builds a sandbox config with overrides. */
 export function testSandboxConfig(logDirectory: string, overrides: Partial<PodSandboxConfig> = {}): PodSandboxConfig {
