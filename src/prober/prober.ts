@@ -8,7 +8,7 @@ import { probeExec } from "../probe/exec.js";
 import { expandContainerCommand } from "../probe/expand.js";
 import { probeGrpc } from "../probe/grpc.js";
 import { probeHttp } from "../probe/http.js";
-import { newHttpProbeRequest } from "../probe/http-request.js";
+import { newHttpProbeRequest, type HttpProbeRequest } from "../probe/http-request.js";
 import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
 import { probeTcp } from "../probe/tcp.js";
 import { silentLogger, type Logger } from "../util/logger.js";
@@ -60,6 +60,13 @@ export class Prober {
   private readonly handlers: ProbeHandlers;
   private readonly logger: Logger;
   private readonly closeMode: CloseMode;
+  /**
+   * Built targets, per probe spec object (a worker keeps its spec for life). Like the newest
+   * kubelet, an HTTP request is rebuilt only when the pod IP it was built for changes; an exec
+   * argv only when the container's env array changes.
+   */
+  private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest }>();
+  private readonly execArgv = new WeakMap<Probe, { env: Container["env"]; argv: string[] }>();
 
   constructor(private readonly options: ProberOptions) {
     this.handlers = { ...defaultProbeHandlers, ...options.handlers };
@@ -120,11 +127,20 @@ export class Prober {
     const podIP = status.podIP ?? "";
     try {
       if (spec.exec) {
-        const argv = expandContainerCommand(spec.exec.command ?? [], container.env);
-        return await this.handlers.exec(this.options.runner, containerId, argv, base);
+        let cached = this.execArgv.get(spec);
+        if (!cached || cached.env !== container.env) {
+          cached = { env: container.env, argv: expandContainerCommand(spec.exec.command ?? [], container.env) };
+          this.execArgv.set(spec, cached);
+        }
+        return await this.handlers.exec(this.options.runner, containerId, cached.argv, base);
       }
       if (spec.httpGet) {
-        const request = newHttpProbeRequest(spec.httpGet, container, podIP);
+        let cached = this.httpRequests.get(spec);
+        if (!cached || cached.podIP !== podIP) {
+          cached = { podIP, request: newHttpProbeRequest(spec.httpGet, container, podIP) };
+          this.httpRequests.set(spec, cached);
+        }
+        const request = cached.request;
         return await this.handlers.http(request, {
           ...base,
           followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
@@ -152,9 +168,9 @@ export class Prober {
   private recordOutcome(probeType: ProbeType, pod: Pod, container: Container, outcome: ProbeOutcome): ProberResult {
     const label = probeTypeLabel(probeType);
     const target = { pod, containerName: container.name };
-    const fields = { probeType, pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: container.name };
+    const fields = (): Record<string, unknown> => ({ probeType, pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: container.name });
     if (outcome.error) {
-      this.logger.info("Probe errored", { ...fields, probeResult: outcome.result, err: outcome.error });
+      this.logger.info("Probe errored", { ...fields(), probeResult: outcome.result, err: outcome.error });
       this.options.recorder.event(
         target,
         "Warning",
@@ -166,19 +182,19 @@ export class Prober {
     const result: ProbeResult = outcome.result;
     switch (result) {
       case "success":
-        this.logger.debug("Probe succeeded", fields);
+        if (this.logger.isEnabled("debug")) this.logger.debug("Probe succeeded", fields());
         return { result: "Success" };
       case "warning":
         this.options.recorder.event(target, "Warning", EventReason.ProbeWarning, `${label} probe warning: ${outcome.output}`);
-        this.logger.debug("Probe succeeded with a warning", { ...fields, output: outcome.output });
+        if (this.logger.isEnabled("debug")) this.logger.debug("Probe succeeded with a warning", { ...fields(), output: outcome.output });
         return { result: "Success" };
       case "failure":
-        this.logger.info("Probe failed", { ...fields, probeResult: result, output: outcome.output });
+        if (this.logger.isEnabled("info")) this.logger.info("Probe failed", { ...fields(), probeResult: result, output: outcome.output });
         this.options.recorder.event(target, "Warning", EventReason.Unhealthy, `${label} probe failed: ${outcome.output}`);
         return { result: "Failure" };
       default:
         // "unknown" without an error, or any value a custom handler invents: a silent failure.
-        this.logger.info("Probe unknown without error", { ...fields, probeResult: result });
+        if (this.logger.isEnabled("info")) this.logger.info("Probe unknown without error", { ...fields(), probeResult: result });
         return { result: "Failure" };
     }
   }

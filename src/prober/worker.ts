@@ -73,10 +73,15 @@ export class Worker {
   /** Set after a liveness failure or any startup threshold crossing; cleared by a new container ID. */
   onHold = false;
 
-  private readonly stopController = new AbortController();
-  private wakeController: AbortController | undefined;
+  /** Set by stop(); the loop exits at its next check. An in-flight probe is not aborted (kubelet). */
+  private stopRequested = false;
+  /** Resolves the current wait early: true for a manual trigger, false for stop. */
+  private wake: ((triggered: boolean) => void) | undefined;
   private triggerPending = false;
   private done: Promise<void> | undefined;
+  /** startedAt of the current container instance, parsed once per container ID. */
+  private startedAtMs = Number.NaN;
+  private startedAtText: string | undefined;
 
   constructor(
     private readonly ctx: WorkerContext,
@@ -97,7 +102,7 @@ export class Worker {
 
   /** stopped reports whether stop() has been called. */
   get stopped(): boolean {
-    return this.stopController.signal.aborted;
+    return this.stopRequested;
   }
 
   /** start launches the run loop once; returns a promise that settles when the worker exits. */
@@ -108,14 +113,15 @@ export class Worker {
 
   /** stop asks the loop to exit; idempotent and non-blocking (kubelet stopCh with buffer 1). */
   stop(): void {
-    this.stopController.abort();
+    this.stopRequested = true;
+    this.wake?.(false);
   }
 
   /** manualTrigger requests an immediate probe; extra triggers before it runs coalesce. */
   manualTrigger(): boolean {
     if (this.triggerPending) return false;
     this.triggerPending = true;
-    this.wakeController?.abort();
+    this.wake?.(true);
     return true;
   }
 
@@ -126,11 +132,13 @@ export class Worker {
     try {
       // kubelet worker.go: spread probes of pods found at agent start over the first period.
       if (clock.now() - this.ctx.managerStart < periodMs) {
-        await clock.sleep(this.ctx.random() * periodMs, this.stopController.signal);
+        // kubelet sleeps here without listening for triggers: one that arrives stays pending and
+        // runs an extra probe right after the first.
+        await this.sleepUnlessStopped(this.ctx.random() * periodMs);
       }
       let tickBase = clock.monotonic();
       let nextTick = tickBase + periodMs;
-      while (!this.stopped && (await this.doProbe(this.stopController.signal))) {
+      while (!this.stopped && (await this.doProbe())) {
         if (this.stopped) break;
         const now = clock.monotonic();
         if (now >= nextTick) {
@@ -152,15 +160,20 @@ export class Worker {
   }
 
   /** waitForTickOrTrigger sleeps until the next tick; resolves true if a manual trigger woke it. */
+  private async sleepUnlessStopped(ms: number): Promise<void> {
+    if (this.stopRequested) return;
+    const woken = new Promise<boolean>((resolve) => (this.wake = (triggered) => (triggered ? undefined : resolve(false))));
+    await Promise.race([this.ctx.clock.sleep(ms), woken]);
+    this.wake = undefined;
+  }
+
   private async waitForTickOrTrigger(ms: number): Promise<boolean> {
-    if (!this.triggerPending) {
-      this.wakeController = new AbortController();
-      const stopSignal = this.stopController.signal;
-      const onStop = (): void => this.wakeController?.abort();
-      stopSignal.addEventListener("abort", onStop, { once: true });
-      await this.ctx.clock.sleep(ms, this.wakeController.signal);
-      stopSignal.removeEventListener("abort", onStop);
-      this.wakeController = undefined;
+    if (!this.triggerPending && !this.stopRequested) {
+      // One promise per wait and no AbortController: a trigger or stop resolves it early; the
+      // sleep's own timer then resolves nobody (the clock's timers are unref'd).
+      const woken = new Promise<boolean>((resolve) => (this.wake = resolve));
+      await Promise.race([this.ctx.clock.sleep(ms), woken]);
+      this.wake = undefined;
     }
     const triggered = this.triggerPending;
     this.triggerPending = false;
@@ -191,21 +204,21 @@ export class Worker {
     const { clock, results, logger } = this.ctx;
     const startTime = clock.monotonic();
     const podUid = this.pod.metadata.uid ?? "";
-    const fields = { probeType: this.probeType, pod: this.pod.metadata.name, podUID: podUid, containerName: this.container.name };
+    const fields = (): Record<string, unknown> => ({ probeType: this.probeType, pod: this.pod.metadata.name, podUID: podUid, containerName: this.container.name });
 
     const status = this.ctx.statusProvider.getPodStatus(podUid);
     if (!status) {
-      logger.debug("No status for pod", fields);
+      if (logger.isEnabled("debug")) logger.debug("No status for pod", fields());
       return true;
     }
     // Terminal pods are never probed again.
     if (status.phase === "Failed" || status.phase === "Succeeded") {
-      logger.debug("Pod is terminated, exiting probe worker", { ...fields, phase: status.phase });
+      logger.debug("Pod is terminated, exiting probe worker", { ...fields(), phase: status.phase });
       return false;
     }
     const c = findContainerStatus(status, this.container.name);
     if (!c) {
-      logger.debug("Probe target container not found", fields);
+      if (logger.isEnabled("debug")) logger.debug("Probe target container not found", fields());
       return true;
     }
 
@@ -219,7 +232,7 @@ export class Worker {
     if (this.onHold) return true;
 
     if (!c.state?.running) {
-      logger.debug("Non-running container probed", fields);
+      if (logger.isEnabled("debug")) logger.debug("Non-running container probed", fields());
       if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
       return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
     }
@@ -227,13 +240,16 @@ export class Worker {
     // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.
     if (this.pod.metadata.deletionTimestamp && (this.probeType === "liveness" || this.probeType === "startup")) {
       results.set(this.containerId, "Success", podUid);
-      if (this.probeType === "startup") logger.info("Pod deletion requested before container has fully started", fields);
+      if (this.probeType === "startup") logger.info("Pod deletion requested before container has fully started", fields());
       return false;
     }
 
     // Initial delay, in whole seconds since the container started (truncated, as the kubelet does).
-    const startedAt = Date.parse(c.state.running.startedAt ?? "");
-    const sinceStart = Number.isNaN(startedAt) ? 0 : Math.trunc((clock.now() - startedAt) / 1000);
+    if (this.startedAtText !== c.state.running.startedAt) {
+      this.startedAtText = c.state.running.startedAt;
+      this.startedAtMs = Date.parse(this.startedAtText ?? "");
+    }
+    const sinceStart = Number.isNaN(this.startedAtMs) ? 0 : Math.trunc((clock.now() - this.startedAtMs) / 1000);
     if (sinceStart < (this.spec.initialDelaySeconds ?? 0)) return true;
 
     // Startup gating: liveness/readiness wait for started; startup stops once started.

@@ -2,8 +2,9 @@
 // RuntimeFactory in a fresh temp dir (resync every 1 s, the kubelet's relist period), admits the
 // pods a case builds, records every pod update and event as the API server's watchers would see
 // them, polls pod status, and cleans up after the case: pods deleted (grace 0, as upstream's
-// DeferCleanup), agent and runtime closed, temp dir removed, and no container process left;
-// assertNoDescendantsAfterAll adds the same check for the whole test file.
+// DeferCleanup), agent and runtime closed, temp dir removed, no sandbox of the case's pods and
+// no container process left; assertNoDescendantsAfterAll adds the process check for the whole
+// test file.
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,11 +19,15 @@ import { createLogger } from "../../src/util/logger.js";
 import { createPodKit, type PodKit } from "./pod-kit.js";
 import { descendants, freePort, isProcessGroupAlive, sleep } from "./host.js";
 import type { RuntimeFactory } from "./runtime-factory.js";
+import { createdPodUids, describeLeftovers, sweepSandboxes, type LeftoverSandbox } from "./sandbox-cleanup.js";
 
 /** NAMESPACE is where every case's pods live (upstream: the framework's "container-probe-…"). */
 export const NAMESPACE = "container-probe";
 
-/** UPSTREAM_PORTS are the fixed ports the upstream cases use; each env maps them to free ones. */
+/**
+ * UPSTREAM_PORTS are the fixed ports the upstream cases use; each env maps them to free host
+ * ports (process pods and hostNetwork CRI pods both share the host's ports).
+ */
 export const UPSTREAM_PORTS = [80, 81, 2333, 5000, 8080] as const;
 
 /** Seen is one watch notification with the wall-clock time (ms) the test observed it. */
@@ -46,6 +51,8 @@ export class E2eEnv {
   readonly eventLog: Seen<KubeEvent>[] = [];
   /** Process groups of every container started (process runtime only). */
   private readonly groups = new Set<number>();
+  /** UIDs of the pods this case admitted: their sandboxes must be gone after close. */
+  private readonly podUids = new Set<string>();
   private closed = false;
 
   private constructor(
@@ -65,7 +72,7 @@ export class E2eEnv {
     const workDir = join(dir, "work");
     await mkdir(workDir);
     const ports = new Map<number, number>();
-    for (const upstream of UPSTREAM_PORTS) ports.set(upstream, factory.name === "process" ? await freePort() : upstream);
+    for (const upstream of UPSTREAM_PORTS) ports.set(upstream, await freePort());
     const kit = createPodKit(factory.name, workDir, ports);
     const agentLog: string[] = [];
     const runtime = await factory.create().catch(async (err: unknown) => {
@@ -95,6 +102,9 @@ export class E2eEnv {
   create(pod: Pod): Pod {
     const admitted = this.agent.admit(structuredClone(pod), "api");
     if (!admitted.ok) throw new Error(`pod ${admitted.name} rejected: ${admitted.errors.join("; ")}`);
+    const uid = admitted.pod.metadata.uid ?? "";
+    this.podUids.add(uid);
+    createdPodUids.add(uid);
     return admitted.pod;
   }
 
@@ -136,14 +146,23 @@ export class E2eEnv {
     return [`pod ${name} status: ${JSON.stringify(pod?.status ?? null)}`, "events:", ...events, "agent warnings:", ...this.agentLog.slice(-20).map((l) => `  ${l}`)].join("\n");
   }
 
-  /** close deletes every pod at once, stops agent and runtime, checks for leftovers, removes the temp dir. */
+  /**
+   * close deletes every pod at once and stops the agent; then removes (and reports) any sandbox of
+   * the case's pods still in the runtime, closes the runtime, checks for leftover container
+   * processes and removes the temp dir. The sweep runs even when the agent's close fails.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    let leftSandboxes: LeftoverSandbox[] = [];
     try {
       await this.agent.close(0);
     } finally {
-      await this.runtime.close();
+      try {
+        leftSandboxes = await sweepSandboxes(this.runtime, this.podUids);
+      } finally {
+        await this.runtime.close();
+      }
     }
     const leftover: number[] = [];
     for (const pgid of this.groups) {
@@ -151,6 +170,7 @@ export class E2eEnv {
       if (isProcessGroupAlive(pgid)) leftover.push(pgid);
     }
     await rm(this.dir, { recursive: true, force: true });
+    if (leftSandboxes.length > 0) throw new Error(`sandboxes still in the runtime after the agent closed (removed now):\n${describeLeftovers(leftSandboxes)}`);
     if (leftover.length > 0) throw new Error(`container process groups still alive after cleanup: ${leftover.join(", ")}`);
   }
 }

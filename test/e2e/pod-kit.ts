@@ -1,11 +1,13 @@
 // PodKit: what differs between runtimes when a case builds its pods: how an "image" runs (the
 // process runtime runs host programs: test/e2e/bin/agnhost.mjs for agnhost, /bin/sh for
-// busybox), where the files upstream keeps in /tmp go, and which ports the servers use (process
-// pods all share the host loopback, so every upstream port is mapped to a free one per case).
+// busybox; the CRI runtime runs the localhost/probelet/* images, see cri-pod-kit.ts), where the
+// files upstream keeps in /tmp go, and which ports the servers use (process pods and hostNetwork
+// CRI pods all share the host's ports, so every upstream port is mapped to a free one per case).
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Container } from "../../src/api/types.js";
+import { createCriPodKit } from "./cri-pod-kit.js";
 import type { RuntimeKind } from "./runtime-factory.js";
 
 /** Upstream images (test/utils/image), named on process pods too (the runtime ignores them with an ImageIgnored event). */
@@ -22,6 +24,8 @@ export type ContainerRun = Pick<Container, "image" | "command" | "args" | "worki
 /** PodKit maps the upstream pod recipes onto one runtime. */
 export interface PodKit {
   readonly kind: RuntimeKind;
+  /** hostNetwork: the recipes set `spec.hostNetwork: true` (CRI pods, so probes reach 127.0.0.1:port). */
+  readonly hostNetwork: boolean;
   /** port maps an upstream port (80, 81, 2333, 5000, 8080) to the one this case uses. */
   port(upstream: number): number;
   /** agnhost runs an agnhost program; `ports` are upstream numbers by flag name (port, http-port). */
@@ -57,13 +61,11 @@ export function createPodKit(kind: RuntimeKind, workDir: string, ports: Readonly
     if (mapped === undefined) throw new Error(`upstream port ${upstream} has no mapping`);
     return mapped;
   };
-  if (kind !== "process") {
-    // The CRI kit (images localhost/probelet/*, real /tmp, upstream ports) comes with src/runtime/cri/.
-    throw new Error(`no pod kit for runtime ${kind} yet`);
-  }
+  if (kind === "cri") return createCriPodKit(port);
   const agnhost = agnhostPath();
   return {
     kind,
+    hostNetwork: false,
     port,
     agnhost(program, flags = {}) {
       const args = Object.entries(flags).flatMap(([flag, upstream]) => [`--${flag}`, String(port(upstream))]);

@@ -53,13 +53,17 @@ function withProbes(container: Container, probes: Probes): Container {
   };
 }
 
-/** podWith places the probed container per variant and names the pod `<prefix>[-sidecar]-<uuid>`. */
+/**
+ * podWith places the probed container per variant and names the pod `<prefix>[-sidecar]-<uuid>`;
+ * the pod uses the host network when the kit says so (CRI pods).
+ */
 export function podWith(kit: PodKit, variant: Variant, prefix: string, probed: Container, labels?: Record<string, string>): Pod {
   const name = `${prefix}${variant === "sidecar" ? "-sidecar" : ""}-${randomUUID()}`;
   const metadata = { name, namespace: NAMESPACE, ...(labels ? { labels } : {}) };
-  if (variant === "container") return { metadata, spec: { containers: [probed] } };
+  const network = kit.hostNetwork ? { hostNetwork: true } : {};
+  if (variant === "container") return { metadata, spec: { ...network, containers: [probed] } };
   const main: Container = { name: "main", ...kit.agnhost("pause") };
-  return { metadata, spec: { initContainers: [{ ...probed, restartPolicy: "Always" }], containers: [main] } };
+  return { metadata, spec: { ...network, initContainers: [{ ...probed, restartPolicy: "Always" }], containers: [main] } };
 }
 
 /** testWebServerPod: agnhost test-webserver on (upstream) port 80 (`--port 80` for sidecars upstream). */

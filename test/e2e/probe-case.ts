@@ -16,6 +16,11 @@ export const DEFAULT_OBSERVATION_MS = 4 * MINUTE;
  * so a probe that would restart the container fires several times inside it.
  */
 export const ZERO_RESTART_OBSERVATION_MS = 40_000;
+/**
+ * CRI_CASE_CONCURRENCY is how many CRI cases of one file run at once: the cases mostly wait, but
+ * containerd manages about 40 ExecSync/s on 2 cores, and both files may run side by side.
+ */
+export const CRI_CASE_CONCURRENCY = 6;
 
 /** CaseContext is what a case body gets. */
 export interface CaseContext {

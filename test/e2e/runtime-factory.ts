@@ -1,7 +1,9 @@
 // The seam between the e2e cases and the runtime they run on. A case is written once; the
-// suite runs it as `[case N][<runtime>] …` for every RuntimeFactory that is available. Today
-// that is the process runtime; the CRI (containerd) factory plugs in here once
-// src/runtime/cri/ lands, together with a PodKit for its images (see pod-kit.ts).
+// suite runs it as `[case N][<runtime>] …` for every RuntimeFactory that is available. The
+// process runtime is defined here and registered by probing-container.test.ts and
+// probing-restartable-init-container.test.ts; the CRI (containerd) factory lives in
+// cri-runtime-factory.ts and is registered by the *-cri.test.ts files, with its PodKit in
+// cri-pod-kit.ts.
 import { accessSync, constants as fsConstants } from "node:fs";
 import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
@@ -42,5 +44,5 @@ export const processRuntimeFactory: RuntimeFactory = {
   create: () => Promise.resolve(new ProcessRuntime()),
 };
 
-/** RUNTIME_FACTORIES are the runtimes every case runs on, in order. */
+/** RUNTIME_FACTORIES are the runtimes the process test files run every case on (CRI has its own files). */
 export const RUNTIME_FACTORIES: readonly RuntimeFactory[] = [processRuntimeFactory];
