@@ -34,8 +34,10 @@ export interface AgentOptions {
   stateDir: string;
   clock?: Clock;
   logger?: Logger;
-  /** How often every pod is re-synced (the kubelet's PLEG relist period: 1 s). */
+  /** How often the runtime's containers are relisted to find pods to sync (the kubelet's PLEG period: 1 s). */
   resyncIntervalMs?: number;
+  /** How often every pod is synced regardless (the kubelet's syncFrequency: 1 min). */
+  fullResyncIntervalMs?: number;
   backoff?: BackoffOptions;
   nodeName?: string;
   hostIP?: string;
@@ -59,6 +61,8 @@ export class Agent implements AgentApi {
   private readonly workers = new Map<string, PodWorker>();
   private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
   private readonly published = new Map<string, string>();
+  /** The last relist's container signature per sandbox. */
+  private readonly relisted = new Map<string, string>();
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   private lastResync = 0;
@@ -158,14 +162,60 @@ export class Agent implements AgentApi {
     }
   }
 
+  /**
+   * resyncLoop is the kubelet's PLEG and sync ticker in one: every relist period (1 s) it lists
+   * the runtime's containers once and syncs only the pods whose containers changed; every full
+   * resync period (1 min, the kubelet's syncFrequency) it syncs every pod.
+   */
   private async resyncLoop(): Promise<void> {
     const period = this.options.resyncIntervalMs ?? 1000;
+    const fullEvery = this.options.fullResyncIntervalMs ?? 60_000;
+    let lastFull = Number.NEGATIVE_INFINITY;
     while (!this.stop.signal.aborted) {
       this.lastResync = this.clock.now();
-      for (const worker of this.workers.values()) worker.queueSync();
+      if (this.lastResync - lastFull >= fullEvery) {
+        lastFull = this.lastResync;
+        for (const worker of this.workers.values()) worker.queueSync();
+      } else {
+        await this.relist();
+      }
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal);
     }
+  }
+
+  /** relist syncs the pods whose containers appeared, vanished or changed state since the last relist. */
+  private async relist(): Promise<void> {
+    let infos;
+    try {
+      infos = await this.runtime.listContainers();
+    } catch (err) {
+      this.logger.warn("Relisting containers failed", { err });
+      return;
+    }
+    const seen = new Map<string, string>();
+    for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
+    for (const worker of this.workers.values()) {
+      const sandbox = worker.record.sandboxId;
+      if (sandbox === undefined) continue;
+      const now = seen.get(sandbox) ?? "";
+      if (this.relisted.get(sandbox) !== now) {
+        this.relisted.set(sandbox, now);
+        worker.queueSync();
+      }
+    }
+  }
+
+  /** requeue syncs a pod again once a restart back-off ends (kubelet pod workers requeue after errors). */
+  private requeue(record: PodRecord, delayMs: number): void {
+    const at = this.clock.now() + delayMs;
+    if (record.requeueAt !== undefined && record.requeueAt <= at && record.requeueAt > this.clock.now()) return;
+    record.requeueAt = at;
+    const uid = record.pod.metadata.uid ?? "";
+    void this.clock.sleep(delayMs, this.stop.signal).then(() => {
+      if (record.requeueAt === at) record.requeueAt = undefined;
+      this.workers.get(uid)?.queueSync();
+    });
   }
 
   /**
@@ -188,7 +238,11 @@ export class Agent implements AgentApi {
     }
     const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
     const worker = new PodWorker(record, {
-      sync: (r) => this.metrics.timeSync("sync", () => this.syncer.sync(r)),
+      sync: async (r) => {
+        r.backoffRemainingMs = undefined;
+        await this.metrics.timeSync("sync", () => this.syncer.sync(r));
+        if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
+      },
       terminate: (r, grace) => this.syncer.terminate(r, grace),
       terminated: (r) => this.forget(r),
       shorten: (r, grace) => void this.shortenTermination(r, grace),

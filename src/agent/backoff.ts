@@ -11,7 +11,7 @@ export const BACKOFF_MAX_MS = 300_000;
 interface Entry {
   /** Current delay. */
   delayMs: number;
-  /** The finish time of the container whose restart last raised the delay (ms since epoch). */
+  /** When the delay was last raised (ms since epoch). */
   lastUpdate: number;
 }
 
@@ -37,32 +37,39 @@ export class RestartBackoff {
 
   /**
    * inBackoffSince reports whether restarting a container that finished at `finishedAt` is still
-   * held back (kubelet IsInBackOffSince: now − finishedAt < current delay; stale entries never hold).
+   * held back (client-go Backoff.IsInBackOffSince: an entry not raised within 2 × the cap before
+   * that finish is stale; otherwise now − finishedAt < the current delay).
    */
   inBackoffSince(key: string, finishedAt: number): boolean {
     const entry = this.entries.get(key);
-    if (!entry || this.expired(this.clock.now(), entry)) return false;
+    if (!entry || this.expired(finishedAt, entry)) return false;
     return this.clock.now() - finishedAt < entry.delayMs;
   }
 
   /** delayMs is the current delay for a key (0 when none is held). */
   delayMs(key: string): number {
-    const entry = this.entries.get(key);
-    return entry && !this.expired(this.clock.now(), entry) ? entry.delayMs : 0;
+    return this.entries.get(key)?.delayMs ?? 0;
   }
 
   /**
-   * next records a restart of a container that finished at `finishedAt` (kubelet Backoff.Next):
-   * the first one, or one after an entry went stale, sets the initial delay; later ones double it.
+   * next records a restart of a container that finished at `finishedAt` (client-go Backoff.Next):
+   * the first one, or one after the entry went stale, sets the initial delay; later ones double
+   * it up to the cap. The entry is stamped with the current time.
    */
   next(key: string, finishedAt: number): void {
     const entry = this.entries.get(key);
+    const now = this.clock.now();
     if (!entry || this.expired(finishedAt, entry)) {
-      this.entries.set(key, { delayMs: this.initialMs, lastUpdate: finishedAt });
+      this.entries.set(key, { delayMs: this.initialMs, lastUpdate: now });
       return;
     }
     entry.delayMs = Math.min(entry.delayMs * 2, this.maxMs);
-    entry.lastUpdate = finishedAt;
+    entry.lastUpdate = now;
+  }
+
+  /** remainingMs is how long a container that finished at `finishedAt` is still held back. */
+  remainingMs(key: string, finishedAt: number): number {
+    return this.inBackoffSince(key, finishedAt) ? finishedAt + this.delayMs(key) - this.clock.now() : 0;
   }
 
   /** forget drops every key that starts with the prefix (a removed pod). */
@@ -70,7 +77,7 @@ export class RestartBackoff {
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
   }
 
-  /** expired: an entry not updated for 2 × the cap is forgotten (kubelet hasExpired). */
+  /** expired: an entry not raised within 2 × the cap before `at` is stale (client-go hasExpired). */
   private expired(at: number, entry: Entry): boolean {
     return at - entry.lastUpdate > 2 * this.maxMs;
   }

@@ -45,6 +45,10 @@ export interface PodRecord {
   imageWarned: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
+  /** Set by a sync that held a restart back: the shortest remaining back-off (ms). */
+  backoffRemainingMs?: number | undefined;
+  /** When a requeue for the back-off is scheduled (ms since epoch). */
+  requeueAt?: number | undefined;
 }
 
 /** PodSyncerDeps are the syncer's collaborators. */
@@ -244,6 +248,8 @@ export class PodSyncer {
     if (cur && cur.state === "exited") {
       const key = `${pod.metadata.uid ?? ""}/${spec.name}/${containerHash(spec)}`;
       if (this.d.backoff.inBackoffSince(key, cur.finishedAt)) {
+        const remaining = this.d.backoff.remainingMs(key, cur.finishedAt);
+        record.backoffRemainingMs = Math.min(record.backoffRemainingMs ?? remaining, remaining);
         const delay = formatGoDuration(this.d.backoff.delayMs(key));
         this.d.events.event({ pod, containerName: spec.name }, "Warning", "BackOff", `Back-off restarting failed container ${spec.name} in pod ${formatPod(pod)}`);
         waiting.set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });

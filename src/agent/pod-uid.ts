@@ -24,7 +24,17 @@ export function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** containerHash is the kubelet-style hash of a container spec, stored as a label to detect changes. */
-export function containerHash(container: unknown): string {
-  return createHash("sha256").update(stableJson(container)).digest("hex").slice(0, 8);
+const hashes = new WeakMap<object, string>();
+
+/**
+ * containerHash is the kubelet-style hash of a container spec, stored as an annotation to detect
+ * changes. Admitted specs never change, so the hash is computed once per spec object.
+ */
+export function containerHash(container: object): string {
+  let hash = hashes.get(container);
+  if (hash === undefined) {
+    hash = createHash("sha256").update(stableJson(container)).digest("hex").slice(0, 8);
+    hashes.set(container, hash);
+  }
+  return hash;
 }

@@ -236,9 +236,17 @@ describe("StatusManager", () => {
     assert.equal(notified.length, 1);
     assert.deepEqual(lines.map((l) => [l.level, l.msg]), [["error", "Pod status listener failed"]]);
     unsubscribe();
-    manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c2" }));
     assert.equal(lines.length, 1);
     assert.equal(notified.length, 2);
+  });
+
+  test("a status equal to the cached one is dropped: no version bump, no notification", () => {
+    const { manager, notified } = setup();
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));
+    assert.equal(manager.version(UID), 1);
+    assert.equal(notified.length, 1);
   });
 
   test("findContainerStatusById searches regular then init statuses and never matches an empty ID", () => {

@@ -30,6 +30,8 @@ export interface StatusManagerOptions {
 interface VersionedStatus {
   status: PodStatus;
   version: number;
+  /** The status serialised, to drop unchanged updates cheaply. */
+  json: string;
 }
 
 /** StatusManager owns pod statuses: a versioned cache with change notification. */
@@ -149,8 +151,12 @@ export class StatusManager implements PodStatusProvider {
 
   /** store replaces the pod's entry with `status` (already a private copy) and notifies. */
   private store(uid: string, status: PodStatus): void {
-    const version = (this.statuses.get(uid)?.version ?? 0) + 1;
-    this.statuses.set(uid, { status, version });
+    // kubelet status manager: a status equal to the cached one is dropped (no version bump, no sync).
+    const json = JSON.stringify(status);
+    const cached = this.statuses.get(uid);
+    if (cached?.json === json) return;
+    const version = (cached?.version ?? 0) + 1;
+    this.statuses.set(uid, { status, version, json });
     for (const listener of [...this.listeners]) {
       try {
         listener(uid, status);

@@ -42,8 +42,9 @@ function killToExitMs(env: E2eEnv, podName: string, containerName: string, killM
 /**
  * graceOverrideCase: 176/177 (199/200). Pod grace 500 s, probe grace 5 s: the restart must come
  * well within 40 s + 4 min. The process runtime signals the whole process group, so the command
- * ignores SIGTERM as a container's PID 1 would (kit.asPid1); the kill then lasts the grace period
- * and is measured: ≥ 3 s (SIGTERM did not end it) and ≤ 20 s (5 s used, not 500 s).
+ * ignores SIGTERM as a container's PID 1 would (kit.asPid1; on CRI the container's PID 1 does so
+ * by itself); the kill then lasts the grace period and is measured: ≥ 3 s (SIGTERM did not end
+ * it) and ≤ 20 s (5 s used, not 500 s).
  */
 function graceOverrideCase(numbers: [number, number], name: string, probeKind: "liveness" | "startup"): ProbeCase {
   const timeoutMs = 40_000 + DEFAULT_OBSERVATION_MS;
