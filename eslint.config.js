@@ -42,7 +42,9 @@ export default tseslint.config(
   {
     files: ["**/*.js", "**/*.mjs"],
     languageOptions: {
-      globals: { process: "readonly", console: "readonly", setTimeout: "readonly", clearTimeout: "readonly", URL: "readonly" },
+      globals: Object.fromEntries(
+        ["process", "console", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "URL", "Buffer", "performance"].map((name) => [name, "readonly"]),
+      ),
     },
   },
 );
