@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HTTPHeader } from "../api/types.js";
+import { socketHandles } from "../../test/handles.js";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type HttpHandler, type TestServer } from "../../test/servers/http-servers.js";
 import { probeHttp, type HttpProbeOptions } from "./http.js";
 import { buildProbeHeaders, type HttpProbeRequest } from "./http-request.js";
@@ -269,7 +270,7 @@ test("hostile servers never hold a probe past its timeout", async (t) => {
     [slowBody, BODY_TIMEOUT],
     [hugeHeaders, { result: "failure", output: `Get "${hugeHeaders.url()}": net/http: server response headers exceeded 10485760 bytes; aborted` }],
   ];
-  const before = sockets();
+  const before = socketHandles();
   for (const [server, expected] of cases) {
     const started = performance.now();
     const outcome = await probe(server.url(), { timeoutMs: 2000 });
@@ -283,8 +284,8 @@ test("hostile servers never hold a probe past its timeout", async (t) => {
   }
   await new Promise((r) => setTimeout(r, 100)); // let the servers see their connections close
   const open = cases.reduce((n, [server]) => n + server.openConnections(), 0);
-  t.diagnostic(JSON.stringify({ before, after: sockets(), open, res: process.getActiveResourcesInfo() }));
-  assert.ok(sockets() - open <= before, `client sockets left behind: ${sockets()} - ${open} > ${before}`);
+  t.diagnostic(JSON.stringify({ before, after: socketHandles(), open, res: process.getActiveResourcesInfo() }));
+  assert.ok(socketHandles() - open <= before, `client sockets left behind: ${socketHandles()} - ${open} > ${before}`);
 });
 
 test("a body cut short is an errored probe (retried, then discarded by the worker)", async (t) => {
@@ -327,6 +328,3 @@ function canonical(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 }
 
-function sockets(): number {
-  return process.getActiveResourcesInfo().filter((r) => r === "TCPSocketWrap" || r === "TLSWrap").length;
-}

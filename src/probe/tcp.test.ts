@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { countHandles, grownHandles } from "../../test/handles.js";
 import { startBlackholeServer, spawnTcpServer, startTcpServer, type TcpTestServer } from "../../test/servers/tcp-server.js";
 import { probeTcp } from "./tcp.js";
 
@@ -21,13 +22,6 @@ async function ipv6LoopbackAvailable(): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** countResources tallies process.getActiveResourcesInfo() by kind. */
-function countResources(): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return counts;
 }
 
 describe("probeTcp", () => {
@@ -139,8 +133,7 @@ describe("probeTcp", () => {
     const remote = await spawnTcpServer();
     t.after(() => remote.close());
     const refused = await closedPort();
-    const watched = ["TCPSocketWrap", "Timeout"];
-    const before = countResources();
+    const before = countHandles();
     for (let i = 0; i < 100; i++) {
       const ok = await probeTcp({ host: "127.0.0.1", port: remote.port }, { timeoutMs: 1000, closeMode: i % 2 === 0 ? "graceful" : "reset" });
       const failed = await probeTcp({ host: "127.0.0.1", port: refused }, { timeoutMs: 1000 });
@@ -150,7 +143,7 @@ describe("probeTcp", () => {
     }
     // destroy() closes the fd at once; libuv drops the handle in the next loop's close phase.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const after = countResources();
-    for (const kind of watched) assert.equal(after.get(kind) ?? 0, before.get(kind) ?? 0, kind);
+    const after = countHandles();
+    assert.deepEqual(grownHandles(before, after).filter((g) => /^(TCPSocketWrap|Timeout):/.test(g)), []);
   });
 });
