@@ -1,10 +1,11 @@
 // @internal For tests. Fixtures and process inspection helpers for the process runtime's tests
 // (the kubelet keeps such helpers in testing/ packages). Reads /proc, so Linux only.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 // Test-only polling needs a timer that keeps the test process alive while it waits for a child
 // to exit; the Clock's timers are unref'd on purpose, so this helper uses a referenced one.
 import { setTimeout as delay } from "node:timers/promises";
 import type { ContainerConfig, ContainerInfo, ContainerState, PodSandboxConfig, Runtime } from "../src/runtime/runtime.js";
+import { readProcStatSync } from "../src/util/proc-stat.js";
 
 /** @internal For tests. testSandboxConfig builds a sandbox config with overrides. */
 export function testSandboxConfig(logDirectory: string, overrides: Partial<PodSandboxConfig> = {}): PodSandboxConfig {
@@ -47,15 +48,8 @@ export interface ProcStat {
 
 /** @internal For tests. procStat reads /proc/<pid>/stat; undefined once the process is gone. */
 export function procStat(pid: number): ProcStat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "latin1");
-  } catch {
-    return undefined;
-  }
-  // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { pid, state: fields[0] ?? "?", ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+  const f = readProcStatSync(`/proc/${pid}/stat`);
+  return f && { pid, state: f.text(3) || "?", ppid: f.num(4), pgrp: f.num(5) };
 }
 
 /** @internal For tests. isAlive tells whether a process exists and is not a zombie. */

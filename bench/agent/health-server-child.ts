@@ -2,9 +2,9 @@
 // over its stdin/stdout: the port, request counters, its own CPU (from /proc/<pid>/stat) and a
 // bounded shutdown.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { readProcStatSync } from "../../src/util/proc-stat.js";
 
 /** ChildHealthServer is a health server running in a child process. */
 export interface ChildHealthServer {
@@ -53,10 +53,8 @@ export async function spawnHealthServer(ticksPerSecond: number): Promise<ChildHe
       return { connections: Number(m?.[1] ?? Number.NaN), requests: Number(m?.[2] ?? Number.NaN) };
     },
     cpuSeconds() {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // utime and stime are fields 14 and 15; counting starts at field 3 after the ')'.
-      return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / ticksPerSecond;
+      const f = readProcStatSync(`/proc/${pid}/stat`);
+      return f ? (f.num(14) + f.num(15)) / ticksPerSecond : Number.NaN; // utime + stime
     },
     async close() {
       child.stdin.end();

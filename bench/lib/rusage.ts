@@ -3,6 +3,7 @@
 // counters as RUSAGE_CHILDREN), and peak RSS from /proc/self/status VmHWM (ru_maxrss).
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { parseProcStat, readProcStatSync } from "../../src/util/proc-stat.js";
 
 /**
  * clockTicksPerSecond returns the kernel's USER_HZ (`getconf CLK_TCK`, 100 on Linux). It spawns
@@ -23,12 +24,8 @@ export function clockTicksPerSecond(): number {
  * and been waited for, together with the CPU of the descendants it reaped itself.
  */
 export function childrenCpuSeconds(ticksPerSecond: number): number {
-  const stat = readFileSync("/proc/self/stat", "utf8");
-  // The command name (field 2) may contain spaces: fields are counted after its closing ')'.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const cutime = Number(fields[16 - 3]);
-  const cstime = Number(fields[17 - 3]);
-  return (cutime + cstime) / ticksPerSecond;
+  const f = parseProcStat(readFileSync("/proc/self/stat", "latin1"));
+  return (f.num(16) + f.num(17)) / ticksPerSecond; // cutime + cstime
 }
 
 /** peakRssMb returns the process's peak resident set size (VmHWM) in MiB; NaN if unavailable. */
@@ -58,15 +55,11 @@ export function cpuSince(start: NodeJS.CpuUsage): CpuSeconds {
 export function threadCpuSeconds(ticksPerSecond: number): { main: number; other: number } {
   const split = { main: 0, other: 0 };
   for (const tid of readdirSync("/proc/self/task")) {
-    try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const seconds = (Number(fields[14 - 3]) + Number(fields[15 - 3])) / ticksPerSecond;
-      if (Number(tid) === process.pid) split.main += seconds;
-      else split.other += seconds;
-    } catch {
-      // The thread exited meanwhile.
-    }
+    const f = readProcStatSync(`/proc/self/task/${tid}/stat`);
+    if (!f) continue; // the thread exited meanwhile
+    const seconds = (f.num(14) + f.num(15)) / ticksPerSecond; // utime + stime
+    if (Number(tid) === process.pid) split.main += seconds;
+    else split.other += seconds;
   }
   return { main: Math.round(split.main * 1000) / 1000, other: Math.round(split.other * 1000) / 1000 };
 }

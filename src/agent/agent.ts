@@ -2,6 +2,7 @@
 // worker, reacts to probe results as the kubelet's sync loop does (§G.1), and serves its state
 // through AgentApi. Runtime-agnostic: it talks to a Runtime only.
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
 import { decodeValue } from "../api/decode.js";
@@ -18,6 +19,8 @@ import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "./agent-api.js";
 import { AgentMetrics } from "./agent-metrics.js";
+import { formatGoDuration } from "../probe/go-duration.js";
+import { formatRuntimeErrors, RuntimeState, SYNC_LOOP_HEALTH_THRESHOLD_MS } from "./runtime-state.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
@@ -66,6 +69,11 @@ export class Agent implements AgentApi {
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   private lastResync = 0;
+  private readonly runtimeState = new RuntimeState();
+  /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
+  private runtimeDownSince: number | undefined;
+  /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
+  private syncsSkipped = false;
   private readonly store: StateStore;
   /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
   private saved = new Map<string, Pod["status"]>();
@@ -75,6 +83,8 @@ export class Agent implements AgentApi {
   constructor(private readonly options: AgentOptions) {
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
+    // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
+    setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
     const nodeName = options.nodeName ?? hostname();
     this.events = new EventStore(this.clock, nodeName);
@@ -165,34 +175,56 @@ export class Agent implements AgentApi {
   /**
    * resyncLoop is the kubelet's PLEG and sync ticker in one: every relist period (1 s) it lists
    * the runtime's containers once and syncs only the pods whose containers changed; every full
-   * resync period (1 min, the kubelet's syncFrequency) it syncs every pod.
+   * resync period (1 min, the kubelet's syncFrequency) it syncs every pod. While the runtime is
+   * down (runtimeErrors) it keeps relisting but syncs nothing; once it answers again every pod
+   * is synced (kubelet syncLoop skips its iterations meanwhile).
    */
   private async resyncLoop(): Promise<void> {
     const period = this.options.resyncIntervalMs ?? 1000;
     const fullEvery = this.options.fullResyncIntervalMs ?? 60_000;
     let lastFull = Number.NEGATIVE_INFINITY;
     while (!this.stop.signal.aborted) {
-      this.lastResync = this.clock.now();
-      if (this.lastResync - lastFull >= fullEvery) {
-        lastFull = this.lastResync;
-        for (const worker of this.workers.values()) worker.queueSync();
-      } else {
-        await this.relist();
+      const now = (this.lastResync = this.clock.now());
+      await this.relist();
+      if (this.noteRuntimeState(now)) {
+        if (this.syncsSkipped || now - lastFull >= fullEvery) {
+          this.syncsSkipped = false;
+          lastFull = now;
+          for (const worker of this.workers.values()) worker.queueSync();
+        }
       }
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal);
     }
   }
 
+  /** noteRuntimeState logs the runtime going down or coming back and reports whether pods may sync. */
+  private noteRuntimeState(now: number): boolean {
+    const errors = this.runtimeState.errors(now);
+    if (errors.length === 0) {
+      if (this.runtimeDownSince !== undefined) this.logger.warn("Container runtime is up again; syncing every pod", { downFor: formatGoDuration(now - this.runtimeDownSince) });
+      this.runtimeDownSince = undefined;
+      return true;
+    }
+    if (this.runtimeDownSince === undefined) {
+      this.runtimeDownSince = now;
+      this.logger.error("Skipping pod synchronization", { err: formatRuntimeErrors(errors), cause: this.runtimeState.lastErrorMessage });
+    }
+    return false;
+  }
+
   /** relist syncs the pods whose containers appeared, vanished or changed state since the last relist. */
   private async relist(): Promise<void> {
     let infos;
     try {
-      infos = await this.runtime.listContainers();
+      infos = await this.runtime.relistContainers();
     } catch (err) {
-      this.logger.warn("Relisting containers failed", { err });
+      const message = err instanceof Error ? err.message : String(err);
+      if (message !== this.runtimeState.lastErrorMessage) this.logger.warn("Relisting containers failed", { err: message });
+      this.runtimeState.failed(message);
       return;
     }
+    this.runtimeState.synced(this.clock.now());
     const seen = new Map<string, string>();
     for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
     for (const worker of this.workers.values()) {
@@ -239,6 +271,11 @@ export class Agent implements AgentApi {
     const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
+        // kubelet syncLoop: no pod is synced while runtimeErrors() reports anything.
+        if (this.runtimeState.errors(this.clock.now()).length > 0) {
+          this.syncsSkipped = true;
+          return;
+        }
         r.backoffRemainingMs = undefined;
         await this.metrics.timeSync("sync", () => this.syncer.sync(r));
         if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
@@ -422,11 +459,27 @@ export class Agent implements AgentApi {
     return this.metrics.registry.metrics();
   }
 
+  /**
+   * healthz fails when the agent is stopping, when its loop has stalled (10 relist periods + 5 s),
+   * or when pod syncs have been skipped for 5 minutes because the runtime is down (the kubelet's
+   * syncloop check: max(2 × syncFrequency, 5 min)).
+   */
   healthz(): { ok: boolean; message: string } {
     if (this.stop.signal.aborted) return { ok: false, message: "agent is shutting down" };
+    const now = this.clock.now();
     const period = this.options.resyncIntervalMs ?? 1000;
-    const behind = this.clock.now() - this.lastResync;
-    return behind > period * 10 + 5000 ? { ok: false, message: `sync loop is stale: last resync ${behind} ms ago` } : { ok: true, message: "ok" };
+    const behind = now - this.lastResync;
+    if (behind > period * 10 + 5000) return { ok: false, message: `sync loop is stale: last resync ${behind} ms ago` };
+    const skippedFor = this.runtimeDownSince === undefined ? 0 : now - this.runtimeDownSince;
+    if (skippedFor >= SYNC_LOOP_HEALTH_THRESHOLD_MS) {
+      return { ok: false, message: `pod synchronization skipped for ${formatGoDuration(skippedFor)}: ${formatRuntimeErrors(this.runtimeState.errors(now))}` };
+    }
+    return { ok: true, message: "ok" };
+  }
+
+  /** runtimeErrors lists, in the kubelet's words, why pods are not being synced; empty while the runtime is up. */
+  runtimeErrors(): string[] {
+    return this.runtimeState.errors(this.clock.now());
   }
 
   /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */

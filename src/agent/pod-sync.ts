@@ -2,6 +2,7 @@
 // (kubelet kuberuntime_manager.go SyncPod / computePodActions, kuberuntime_container.go
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
+import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { formatGoDuration } from "../probe/go-duration.js";
@@ -75,6 +76,12 @@ export function formatPod(pod: Pod): string {
 
 /** PodSyncer reconciles pods with the runtime. */
 export class PodSyncer {
+  /**
+   * Container creations attempted so far, by any pod's sync. A sync lists its pod's containers
+   * again before publishing only when this moved (conservative: another pod's start also counts).
+   */
+  private creations = 0;
+
   constructor(private readonly d: PodSyncerDeps) {}
 
   /** sync brings one running (not terminating) pod closer to its spec and publishes its status. */
@@ -87,9 +94,10 @@ export class PodSyncer {
     if (!terminal) {
       if (await this.killFailedProbes(record, groups)) groups = await this.instances(record);
       const waiting = new Map<string, Waiting>();
+      const creationsBefore = this.creations;
       const initDone = await this.syncInitContainers(record, groups, waiting);
       if (initDone) await this.syncRegularContainers(record, groups, waiting);
-      groups = await this.instances(record);
+      if (this.creations !== creationsBefore) groups = await this.instances(record);
       return this.publish(record, groups, waiting, initDone);
     }
     // A pod in a terminal phase keeps nothing running: sidecars are stopped (kubelet terminates the pod).
@@ -284,8 +292,10 @@ export class PodSyncer {
       labels: { ...record.sandboxConfig!.labels, [LABEL_CONTAINER_NAME]: spec.name },
       annotations: { [ANNOTATION_CONTAINER_HASH]: containerHash(spec), [ANNOTATION_RESTART_COUNT]: String(attempt) },
       logPath: `${spec.name}/${attempt}.log`,
+      ...memoryLimit(spec),
     };
     let id: string;
+    this.creations++;
     try {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
@@ -407,4 +417,12 @@ export class PodSyncer {
 /** allContainers lists init and regular containers. */
 export function allContainers(pod: Pod): Container[] {
   return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+}
+
+/** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */
+function memoryLimit(spec: Container): { memoryLimitBytes?: number } {
+  const limits = spec.resources?.["limits"] as Record<string, unknown> | undefined;
+  const raw = limits?.["memory"];
+  const bytes = typeof raw === "number" || typeof raw === "string" ? parseQuantity(String(raw)) : undefined;
+  return bytes ? { memoryLimitBytes: bytes } : {};
 }

@@ -32,7 +32,7 @@ export class PodWorker {
   queueSync(): void {
     if (this.finished) return;
     this.dirty = true;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
+    this.running ??= this.loop();
   }
 
   /**
@@ -60,20 +60,30 @@ export class PodWorker {
     while (this.running) await this.running;
   }
 
+  /**
+   * loop runs syncs while some are asked for. It forgets itself in the same step as its last
+   * check of `dirty` (the finally below runs before the promise settles), so a sync asked for
+   * right after the last one always starts a new loop and is never lost. Every pass awaits a
+   * hook, so the finally never runs before queueSync has stored the promise.
+   */
   private async loop(): Promise<void> {
-    while (this.dirty && !this.finished) {
-      this.dirty = false;
-      try {
-        if (this.terminateWith !== undefined) {
-          await this.hooks.terminate(this.record, this.terminateWith);
-          this.finished = true;
-          this.hooks.terminated(this.record);
-          return;
+    try {
+      while (this.dirty && !this.finished) {
+        this.dirty = false;
+        try {
+          if (this.terminateWith !== undefined) {
+            await this.hooks.terminate(this.record, this.terminateWith);
+            this.finished = true;
+            this.hooks.terminated(this.record);
+            return;
+          }
+          await this.hooks.sync(this.record);
+        } catch (err) {
+          this.hooks.logger.error("Error syncing pod, skipping", { pod: this.record.pod.metadata.name, podUID: this.record.pod.metadata.uid, err });
         }
-        await this.hooks.sync(this.record);
-      } catch (err) {
-        this.hooks.logger.error("Error syncing pod, skipping", { pod: this.record.pod.metadata.name, podUID: this.record.pod.metadata.uid, err });
       }
+    } finally {
+      this.running = undefined;
     }
   }
 }

@@ -290,3 +290,22 @@ test("a hand-built object missing metadata or spec is reported, not thrown on", 
   ]);
   assert.equal(validatePod({ metadata: {} } as Pod).length > 0, true);
 });
+
+test("resources: quantities parse, are not negative, and no request exceeds its limit (limits[memory] paths)", () => {
+  const cases: Array<{ resources: Record<string, unknown>; want: string[] }> = [
+    { resources: { limits: { memory: "64Mi", cpu: "100m" }, requests: { memory: "32Mi" } }, want: [] },
+    { resources: { limits: { memory: 67108864 } }, want: [] },
+    {
+      resources: { limits: { memory: "64MB" } },
+      want: ["spec.containers[0].resources.limits[memory]: Invalid value: \"64MB\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
+    },
+    { resources: { limits: { memory: "-1Mi" } }, want: ['spec.containers[0].resources.limits[memory]: Invalid value: "-1Mi": must be greater than or equal to 0'] },
+    { resources: { limits: { memory: "1Gi" }, requests: { memory: "2Gi" } }, want: ['spec.containers[0].resources.requests[memory]: Invalid value: "2Gi": must be less than or equal to memory limit of 1Gi'] },
+    { resources: { limits: ["64Mi"] }, want: ['spec.containers[0].resources.limits: Invalid value: ["64Mi"]: must be a map of resource names to quantities'] },
+  ];
+  for (const c of cases) {
+    const pod: Pod = { metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "i", resources: c.resources }] } };
+    const result = defaultAndValidatePod(pod);
+    assert.deepEqual(result.ok ? [] : formatFieldErrors(result.errors), c.want, JSON.stringify(c.resources));
+  }
+});

@@ -8,6 +8,7 @@ import {
   isHTTPHeaderName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, notSupported, required,
   type FieldError,
 } from "./field-errors.js";
+import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
@@ -147,6 +148,39 @@ function validateEnv(env: readonly EnvVar[], path: string): FieldError[] {
   });
 }
 
+/**
+ * validateResources checks resources.limits and resources.requests: every value a quantity
+ * (the decoder's message), none negative, no request above its limit (ValidateResourceRequirements;
+ * keys render as limits[memory]).
+ */
+function validateResources(resources: Record<string, unknown>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const parsed: Record<"limits" | "requests", Map<string, { text: string; value: number }>> = { limits: new Map(), requests: new Map() };
+  for (const kind of ["limits", "requests"] as const) {
+    const list = resources[kind];
+    if (list === undefined || list === null) continue;
+    if (typeof list !== "object" || Array.isArray(list)) {
+      errs.push(invalid(child(path, kind), list, "must be a map of resource names to quantities"));
+      continue;
+    }
+    for (const [name, raw] of Object.entries(list as Record<string, unknown>)) {
+      const p = `${child(path, kind)}[${name}]`;
+      const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw : undefined;
+      const value = text === undefined ? undefined : parseQuantity(text);
+      if (text === undefined || value === undefined) errs.push(invalid(p, raw, QUANTITY_SYNTAX_ERROR));
+      else if (value < 0) errs.push(invalid(p, text, "must be greater than or equal to 0"));
+      else parsed[kind].set(name, { text, value });
+    }
+  }
+  for (const [name, request] of parsed.requests) {
+    const limit = parsed.limits.get(name);
+    if (limit && request.value > limit.value) {
+      errs.push(invalid(`${child(path, "requests")}[${name}]`, request.text, `must be less than or equal to ${name} limit of ${limit.text}`));
+    }
+  }
+  return errs;
+}
+
 // validateContainerCommon: the checks shared by regular and init containers.
 function validateContainerCommon(c: Container, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -160,6 +194,7 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   }
   errs.push(...validatePorts(c.ports ?? [], child(path, "ports")));
   errs.push(...validateEnv(c.env ?? [], child(path, "env")));
+  if (c.resources) errs.push(...validateResources(c.resources, child(path, "resources")));
   const pull = c.imagePullPolicy ?? "";
   if (pull === "") errs.push(required(child(path, "imagePullPolicy")));
   else if (!PULL_POLICIES.includes(pull)) errs.push(notSupported(child(path, "imagePullPolicy"), pull, PULL_POLICIES));

@@ -4,10 +4,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { getJson, webServerPodYaml } from "../../test/cri/agent-cli.js";
+import { freePort } from "../../test/cri/containerd-env.js";
 import type { Pod } from "../api/types.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 
@@ -16,24 +17,9 @@ const skip =
   process.getuid?.() !== 0 ? "needs root for containerd" : socket === undefined ? 'PROBELET_CRI_SOCKET is unset (eval "$(scripts/containerd.sh start)")' : false;
 const cli = fileURLToPath(new URL("./main.js", import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function getPod(api: string, name: string): Promise<Pod | undefined> {
-  try {
-    const res = await fetch(`${api}/api/v1/namespaces/default/pods/${name}`, { signal: AbortSignal.timeout(2000) });
-    return res.ok ? ((await res.json()) as Pod) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const getPod = (api: string, name: string) => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/${name}`);
 
 test("[cri] kill -9 of the agent and a restart keep every container running and every Ready pod Ready", { skip, timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-restart-"));
@@ -42,27 +28,7 @@ test("[cri] kill -9 of the agent and a restart keep every container running and 
   const api = `http://127.0.0.1:${apiPort}`;
   const name = `restart-${process.pid}`;
   const manifest = join(dir, "pod.yaml");
-  await writeFile(
-    manifest,
-    `apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  hostNetwork: true
-  terminationGracePeriodSeconds: 2
-  containers:
-    - name: web
-      image: localhost/probelet/busybox:1
-      command: ["test-webserver", "${webPort}"]
-      readinessProbe:
-        httpGet: { path: /, port: ${webPort} }
-        periodSeconds: 1
-      livenessProbe:
-        exec: { command: ["cat", "/etc/probelet-image"] }
-        periodSeconds: 2
-`,
-  );
+  await writeFile(manifest, webServerPodYaml(name, webPort, { periodSeconds: 2 }));
   const agents: ChildProcess[] = [];
   const start = (): ChildProcess => {
     const child = spawn(process.execPath, [cli, "run", "--runtime", "cri", "--cri-socket", socket!, "-f", manifest, "--listen", `127.0.0.1:${apiPort}`, "--state-dir", join(dir, "state"), "-q"], {

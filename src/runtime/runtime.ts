@@ -60,6 +60,8 @@ export interface ContainerConfig {
   annotations: Labels;
   /** Log file path relative to the sandbox's logDirectory (e.g. "app/0.log"). */
   logPath: string;
+  /** resources.limits.memory in bytes (CRI memory_limit_in_bytes); the process runtime has no cgroup to apply it to. */
+  memoryLimitBytes?: number;
 }
 
 /** ContainerState mirrors CRI's CONTAINER_CREATED / RUNNING / EXITED / UNKNOWN. */
@@ -87,6 +89,9 @@ export interface ContainerInfo {
   /** Absolute path of the container's log file. */
   logPath: string;
 }
+
+/** ContainerSummary is what a container listing alone tells (CRI ListContainers), without its status. */
+export type ContainerSummary = Pick<ContainerInfo, "id" | "podSandboxId" | "state">;
 
 /** ContainerFilter narrows listContainers. */
 export interface ContainerFilter {
@@ -141,6 +146,12 @@ export interface Runtime extends CommandRunner {
   removeContainer(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerInfo>;
   listContainers(filter?: ContainerFilter): Promise<ContainerInfo[]>;
+  /**
+   * relistContainers lists every container's ID, sandbox and state and nothing more: one cheap
+   * call for the agent's relist every second (kubelet GenericPLEG relists with ListContainers
+   * alone and asks for statuses only of pods that changed).
+   */
+  relistContainers(): Promise<ContainerSummary[]>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;

@@ -26,16 +26,19 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const sleeper: Sleeper = { at: this.current + Math.max(0, ms), resolve };
-      this.sleepers.push(sleeper);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+      const onAbort = (): void => {
+        this.sleepers = this.sleepers.filter((s) => s !== sleeper);
+        resolve();
+      };
+      const sleeper: Sleeper = {
+        at: this.current + Math.max(0, ms),
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
           resolve();
         },
-        { once: true },
-      );
+      };
+      this.sleepers.push(sleeper);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

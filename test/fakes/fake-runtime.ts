@@ -6,6 +6,7 @@ import {
   type ContainerConfig,
   type ContainerFilter,
   type ContainerInfo,
+  type ContainerSummary,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -25,40 +26,55 @@ export class FakeRuntime implements Runtime {
   readonly failStart = new Set<string>();
   /** Exec exit code per container name (default 0). */
   readonly execExit = new Map<string, number>();
+  /** While true every call fails as a runtime that stopped answering does (Unavailable). */
+  unavailable = false;
+  /** How long a container takes to exit after SIGTERM (fake-clock ms, capped by the grace period). */
+  stopDelayMs = 0;
   private next = 1;
 
   constructor(private readonly clock: Clock) {}
 
+  private guard(): void {
+    if (this.unavailable) throw new RuntimeError("Unavailable", "connection error: desc = \"transport: Error while dialing: dial unix /run/fake.sock: connect: connection refused\"");
+  }
+
   async version() {
+    this.guard();
     return { runtimeName: "fake", runtimeVersion: "0" };
   }
 
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    this.guard();
     const id = `sb${this.next++}`;
     this.calls.push(`runPodSandbox ${config.name}`);
     this.sandboxes.set(id, { id, podUid: config.podUid, name: config.name, namespace: config.namespace, attempt: config.attempt, state: "ready", podIP: "127.0.0.1", createdAt: this.clock.now(), labels: config.labels, annotations: config.annotations });
     return id;
   }
   async stopPodSandbox(id: string): Promise<void> {
+    this.guard();
     this.calls.push(`stopPodSandbox ${id}`);
     const sb = this.sandboxes.get(id);
     if (sb) sb.state = "notready";
     for (const c of this.containers.values()) if (c.podSandboxId === id && c.state === "running") this.exit(c.id, 137);
   }
   async removePodSandbox(id: string): Promise<void> {
+    this.guard();
     this.calls.push(`removePodSandbox ${id}`);
     this.sandboxes.delete(id);
     for (const [cid, c] of this.containers) if (c.podSandboxId === id) this.containers.delete(cid);
   }
   async podSandboxStatus(id: string): Promise<PodSandboxStatus> {
+    this.guard();
     const sb = this.sandboxes.get(id);
     if (!sb) throw new RuntimeError("NotFound", `sandbox ${id} not found`);
     return { ...sb };
   }
   async listPodSandboxes(_filter?: SandboxFilter): Promise<PodSandboxStatus[]> {
+    this.guard();
     return [...this.sandboxes.values()].map((s) => ({ ...s }));
   }
   async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
+    this.guard();
     const id = `c${this.next++}`;
     this.calls.push(`create ${config.name}#${config.attempt}`);
     this.containers.set(id, {
@@ -81,6 +97,7 @@ export class FakeRuntime implements Runtime {
     return id;
   }
   async startContainer(id: string): Promise<void> {
+    this.guard();
     const c = this.mustGet(id);
     this.calls.push(`start ${c.name}#${c.attempt}`);
     if (this.failStart.has(c.name)) {
@@ -90,20 +107,30 @@ export class FakeRuntime implements Runtime {
     Object.assign(c, { state: "running", startedAt: this.clock.now() });
   }
   async stopContainer(id: string, timeoutSeconds: number): Promise<void> {
+    this.guard();
     const c = this.mustGet(id);
     this.calls.push(`stop ${c.name}#${c.attempt} grace=${timeoutSeconds}`);
+    if (this.stopDelayMs > 0) await this.clock.sleep(Math.min(this.stopDelayMs, timeoutSeconds * 1000));
     if (c.state === "running") this.exit(id, this.stopExitCode);
   }
   async removeContainer(id: string): Promise<void> {
+    this.guard();
     this.containers.delete(id);
   }
   async containerStatus(id: string): Promise<ContainerInfo> {
+    this.guard();
     return { ...this.mustGet(id) };
   }
   async listContainers(filter: ContainerFilter = {}): Promise<ContainerInfo[]> {
+    this.guard();
     return [...this.containers.values()].filter((c) => (filter.podSandboxId === undefined || c.podSandboxId === filter.podSandboxId) && (filter.state === undefined || c.state === filter.state)).map((c) => ({ ...c }));
   }
+  async relistContainers(): Promise<ContainerSummary[]> {
+    this.guard();
+    return [...this.containers.values()].map(({ id, podSandboxId, state }) => ({ id, podSandboxId, state }));
+  }
   async runInContainer(id: string, _argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
+    this.guard();
     const c = this.mustGet(id);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
     return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };

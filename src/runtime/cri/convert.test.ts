@@ -78,7 +78,7 @@ test("podCgroupParent keeps the UID but never a path separator", () => {
   assert.equal(podCgroupParent("/probelet", "1234-abcd"), "/probelet/pod1234-abcd");
 });
 
-test("containerConfig copies the config and sets the namespaces from the pod", () => {
+test("containerConfig copies the config, sets the namespaces from the pod and the memory limit", () => {
   const config = containerConfig(container, pod);
   assert.deepEqual(config, {
     metadata: { name: "app", attempt: 3 },
@@ -97,6 +97,9 @@ test("containerConfig copies the config and sets the namespaces from the pod", (
   const { workingDir: _w, ...noDir } = container;
   assert.equal(containerConfig(noDir, { ...pod, hostNetwork: false }).working_dir, "");
   assert.equal(containerConfig(noDir, { ...pod, hostNetwork: false }).linux.security_context.namespace_options.network, "POD");
+  // resources.limits.memory travels as int64 memory_limit_in_bytes; no limit sends no resources.
+  assert.deepEqual(containerConfig({ ...container, memoryLimitBytes: 67108864 }, pod).linux.resources, { memory_limit_in_bytes: "67108864" });
+  assert.equal(containerConfig(container, pod).linux.resources, undefined);
 });
 
 test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {

@@ -80,7 +80,10 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     log_path: config.logPath,
-    linux: { security_context: { namespace_options: namespaceOptions(sandbox.hostNetwork) } },
+    linux: {
+      ...(config.memoryLimitBytes ? { resources: { memory_limit_in_bytes: String(config.memoryLimitBytes) } } : {}),
+      security_context: { namespace_options: namespaceOptions(sandbox.hostNetwork) },
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 // restart). Skipped, with the reason, when not root, without containerd or without
 // PROBELET_CRI_SOCKET. Every test removes its sandboxes, pass or fail.
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -100,6 +101,26 @@ test("a container that exits at once: 0 → Completed, 3 → Error; a missing co
   const info = await runtime.containerStatus(id);
   assert.deepEqual([info.state, info.exitCode, info.reason, info.startedAt], ["exited", 128, "StartError", 0]);
   assert.match(info.message, /no such file or directory/);
+});
+
+/** memoryCgroupSkip says why containers cannot be OOM-killed here (no memory controller), or false. */
+function memoryCgroupSkip(): string | false {
+  if (existsSync("/sys/fs/cgroup/memory/memory.limit_in_bytes")) return false; // cgroup v1
+  try {
+    if (readFileSync("/sys/fs/cgroup/cgroup.controllers", "utf8").split(/\s+/).includes("memory")) return false; // cgroup v2
+  } catch {
+    // neither hierarchy
+  }
+  return "this machine has no memory cgroup controller, so no memory limit can be enforced";
+}
+
+test("a container over its memory limit is OOM-killed: 137, reason OOMKilled", { skip: skip || memoryCgroupSkip() }, async (t) => {
+  const pod = await pods.newPod(t);
+  // The shell holds 64 MiB in a variable under a 16 MiB limit; the kernel's OOM killer ends it.
+  const config = shContainer("hog", "x=$(head -c 67108864 /dev/zero | tr '\\0' a); sleep 600");
+  const id = await pods.start(pod, { ...config, memoryLimitBytes: 16 * 1024 * 1024 });
+  const info = await waitForContainerState(runtime, id, "exited", 30_000);
+  assert.deepEqual([info.exitCode, info.reason], [137, "OOMKilled"]);
 });
 
 test("a container that ignores SIGTERM: stop with grace 1 s ends in 137 (SIGKILL) after about 1 s", { skip }, async (t) => {

@@ -186,3 +186,22 @@ test("listContainers sends CRI filters and returns full statuses, skipping conta
     label_selector: { app: "web" },
   });
 });
+
+test("relistContainers is one ListContainers call with no ContainerStatus (the PLEG's relist)", async (t) => {
+  const { fake, runtime } = await setup(t, {
+    ListContainers: () => ({
+      containers: [
+        { id: "a", pod_sandbox_id: "sb1", state: "CONTAINER_RUNNING", created_at: "1000000" },
+        { id: "b", pod_sandbox_id: "sb2", state: "CONTAINER_EXITED", created_at: "1000000" },
+        { id: "c", pod_sandbox_id: "sb2", state: "CONTAINER_CREATED", created_at: "1000000" },
+      ],
+    }),
+  });
+  assert.deepEqual(await runtime.relistContainers(), [
+    { id: "a", podSandboxId: "sb1", state: "running" },
+    { id: "b", podSandboxId: "sb2", state: "exited" },
+    { id: "c", podSandboxId: "sb2", state: "created" },
+  ]);
+  assert.equal(fake.requests("ListContainers").length, 1);
+  assert.equal(fake.requests("ContainerStatus").length, 0);
+});

@@ -13,6 +13,7 @@ import {
   type ContainerConfig,
   type ContainerFilter,
   type ContainerInfo,
+  type ContainerSummary,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -24,6 +25,7 @@ import {
   containerConfig,
   containerFilter,
   containerInfo,
+  containerState,
   DEFAULT_CGROUP_PREFIX,
   podCgroupParent,
   sandboxConfig,
@@ -192,6 +194,12 @@ export class CriRuntime implements Runtime {
       }),
     );
     return infos.filter((i): i is ContainerInfo => i !== undefined);
+  }
+
+  /** relistContainers is one ListContainers call; it asks for no ContainerStatus. */
+  async relistContainers(): Promise<ContainerSummary[]> {
+    const { containers } = await this.client.call("ListContainers", {});
+    return containers.map((c) => ({ id: c.id, podSandboxId: c.pod_sandbox_id, state: containerState(c.state) }));
   }
 
   /**

@@ -61,7 +61,7 @@ export interface CriContainerConfig {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;
-  linux: { security_context: { namespace_options: NamespaceOption } };
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption } };
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */

@@ -5,6 +5,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../util/logger.js";
+import { readProcStat } from "../../util/proc-stat.js";
 
 interface GroupRecord {
   /** The group leader's PID, which is also the group ID. */
@@ -13,16 +14,10 @@ interface GroupRecord {
   startTicks: number;
 }
 
-/** procStat reads a process's state, group and start time from /proc; undefined once it is gone. */
+/** procStat reads a process's state (3), group (5) and start time (22) from /proc; undefined once it is gone. */
 export async function procStat(pid: number): Promise<{ state: string; startTicks: number; pgid: number } | undefined> {
-  try {
-    const text = await readFile(`/proc/${pid}/stat`, "utf8");
-    // Fields after the parenthesised command name: state(3) ppid(4) pgrp(5) … starttime(22).
-    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { state: rest[0] ?? "", pgid: Number(rest[2]), startTicks: Number(rest[19]) };
-  } catch {
-    return undefined;
-  }
+  const f = await readProcStat(`/proc/${pid}/stat`);
+  return f && { state: f.text(3), pgid: f.num(5), startTicks: f.num(22) };
 }
 
 /** GroupRecords persists and reaps container process groups. */

@@ -176,7 +176,7 @@ test("unknown IDs: NotFound for status/start/stop, removes are idempotent", asyn
   await runtime.removePodSandbox("nope");
 });
 
-test("listContainers filters by sandbox, state and labels", async () => {
+test("listContainers filters by sandbox, state and labels; relistContainers lists ID, sandbox and state", async () => {
   const a = await newPod();
   const b = await newPod();
   const runningA = await run(a.id, a.logDir, testContainerConfig("run", "sleep 300", { labels: { role: "server", tier: "1" } }));
@@ -192,6 +192,15 @@ test("listContainers filters by sandbox, state and labels", async () => {
   assert.deepEqual(await ids({ state: "created", labels: { role: "server" } }), [createdB]);
   assert.deepEqual(await ids({ labels: { role: "server", tier: "1" } }), [runningA]);
   assert.deepEqual(await ids({ labels: { role: "nobody" } }), []);
+  const summaries = (await runtime.relistContainers()).filter((c) => c.podSandboxId === a.id || c.podSandboxId === b.id);
+  assert.deepEqual(
+    summaries.sort((x, y) => x.id.localeCompare(y.id)),
+    [
+      { id: runningA, podSandboxId: a.id, state: "running" },
+      { id: exitedA, podSandboxId: a.id, state: "exited" },
+      { id: createdB, podSandboxId: b.id, state: "created" },
+    ].sort((x, y) => x.id.localeCompare(y.id)),
+  );
   await runtime.removePodSandbox(a.id);
   await runtime.removePodSandbox(b.id);
   assert.deepEqual(await ids({ podSandboxId: a.id }), []);

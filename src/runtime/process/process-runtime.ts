@@ -13,6 +13,7 @@ import {
   type ContainerConfig,
   type ContainerFilter,
   type ContainerInfo,
+  type ContainerSummary,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -202,6 +203,10 @@ export class ProcessRuntime implements Runtime {
       .filter((c) => filter?.state === undefined || c.state === filter.state)
       .filter((c) => labelsMatch(c.config.labels, filter?.labels))
       .map((c) => c.info());
+  }
+
+  async relistContainers(): Promise<ContainerSummary[]> {
+    return [...this.containers.entries()].map(([id, c]) => ({ id, podSandboxId: c.sandboxId, state: c.state }));
   }
 
   /** runInContainer runs argv on the host with the container's env and working dir (CRI ExecSync). */

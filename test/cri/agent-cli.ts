@@ -1,0 +1,32 @@
+// Helpers for tests that run `probelet run --runtime cri` as a user does and watch it through
+// its status API.
+
+/** getJson fetches a status API path; undefined when the agent does not answer or answers an error. */
+export async function getJson<T>(url: string): Promise<T | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return res.ok ? ((await res.json()) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * webServerPodYaml is a hostNetwork busybox pod serving HTTP on `port`, Ready by an httpGet
+ * readiness probe every second, with an exec liveness probe that reads a file only the image has.
+ */
+export function webServerPodYaml(name: string, port: number, liveness: { periodSeconds: number; failureThreshold?: number }): string {
+  return `apiVersion: v1
+kind: Pod
+metadata: { name: ${name} }
+spec:
+  hostNetwork: true
+  terminationGracePeriodSeconds: 2
+  containers:
+    - name: web
+      image: localhost/probelet/busybox:1
+      command: ["test-webserver", "${port}"]
+      readinessProbe: { httpGet: { path: /, port: ${port} }, periodSeconds: 1 }
+      livenessProbe: { exec: { command: ["cat", "/etc/probelet-image"] }, periodSeconds: ${liveness.periodSeconds}, failureThreshold: ${liveness.failureThreshold ?? 3} }
+`;
+}
