@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
+import { captureContext } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import type { Pod } from "../api/types.js";
 import { startStatusServer } from "../server/server.js";
@@ -7,7 +8,6 @@ import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
 import { clientFromFlags } from "./client.js";
 import { runDeleteCommand, waitUntilGone } from "./delete-command.js";
-import type { CommandContext } from "./probe-command.js";
 
 function pod(name: string): Pod {
   return { metadata: { name, namespace: "default", uid: `uid-${name}` }, spec: { terminationGracePeriodSeconds: 5, containers: [{ name: "app", image: "busybox" }] } };
@@ -36,18 +36,7 @@ async function setup(t: TestContext, removeAfterMs: number | undefined, names = 
   return { api, server };
 }
 
-function capture() {
-  let out = "";
-  let err = "";
-  const controller = new AbortController();
-  const ctx: CommandContext = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(""),
-    signal: controller.signal,
-  };
-  return { ctx, out: () => out, err: () => err, abort: () => controller.abort() };
-}
+const capture = () => captureContext();
 
 test("delete pod waits until the pod is gone (default --wait)", async (t) => {
   const { api, server } = await setup(t, 150);

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
+import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
-import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
 import { runDescribeCommand } from "./describe-command.js";
-import type { CommandContext } from "./probe-command.js";
 
 const NOW = Date.parse("2026-01-01T00:05:00Z");
 
@@ -39,23 +38,11 @@ async function setup(t: TestContext) {
   api.recordEvent(unhealthy("web", "uid-1")); // an earlier pod of the same name
   api.recordEvent(unhealthy("web", "uid-2"));
   api.recordEvent(unhealthy("db", "uid-3"));
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
-  t.after(() => server.close());
+  const server = await serveAgentApi(t, api);
   return { api, server };
 }
 
-function capture() {
-  let out = "";
-  let err = "";
-  const ctx: CommandContext = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(""),
-    signal: new AbortController().signal,
-    clock: new FakeClock(NOW),
-  };
-  return { ctx, out: () => out, err: () => err };
-}
+const capture = () => captureContext(new FakeClock(NOW));
 
 test("describe pod NAME prints the layout with the probe line and only this pod's events", async (t) => {
   const { server } = await setup(t);

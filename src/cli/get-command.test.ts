@@ -1,14 +1,13 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
 import { parse } from "yaml";
+import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
-import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
 import { eventRow, runGetCommand } from "./get-command.js";
-import type { CommandContext } from "./probe-command.js";
 
 const NOW = Date.parse("2026-01-01T00:05:00Z");
 
@@ -29,24 +28,11 @@ function pod(name: string, namespace = "default", ready = true): Pod {
 async function setup(t: TestContext, pods: Pod[] = []) {
   const api = new FakeAgentApi();
   for (const p of pods) api.addPod(p);
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
-  t.after(() => server.close());
+  const server = await serveAgentApi(t, api);
   return { api, server };
 }
 
-function capture() {
-  let out = "";
-  let err = "";
-  const controller = new AbortController();
-  const ctx: CommandContext = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(""),
-    signal: controller.signal,
-    clock: new FakeClock(NOW),
-  };
-  return { ctx, out: () => out, err: () => err, abort: () => controller.abort() };
-}
+const capture = () => captureContext(new FakeClock(NOW));
 
 /** waitFor polls until check() is true, failing after 5 s. */
 async function waitFor(check: () => boolean, what: string): Promise<void> {
@@ -199,8 +185,7 @@ test("get pods -w prints the table, then one row per change, until Ctrl-C", asyn
 test("get pods NAME -w only follows that pod and ends with exit 0 when the agent stops", async (t) => {
   const api = new FakeAgentApi();
   api.addPod(pod("web"));
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
-  t.after(() => server.close());
+  const server = await serveAgentApi(t, api);
   const { ctx, out } = capture();
   const done = runGetCommand(["pods", "web", "-w", "--server", server.url], ctx);
   await waitFor(() => api.watcherCount().pods === 1, "the watch to start");

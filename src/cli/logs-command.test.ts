@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
+import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi, FAKE_TIME } from "../../test/fakes/fake-agent-api.js";
 import type { Pod } from "../api/types.js";
-import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
 import { runLogsCommand } from "./logs-command.js";
-import type { CommandContext } from "./probe-command.js";
 
 function pod(name: string, containers: string[]): Pod {
   return { metadata: { name, namespace: "default" }, spec: { containers: containers.map((c) => ({ name: c, image: "busybox" })) } };
@@ -17,23 +16,11 @@ async function setup(t: TestContext) {
   api.addPod(pod("duo", ["a", "b"]));
   api.appendLog("default", "web", "app", "one", "two", "three");
   api.appendLog("default", "duo", "b", "from b");
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
-  t.after(() => server.close());
+  const server = await serveAgentApi(t, api);
   return { api, server };
 }
 
-function capture() {
-  let out = "";
-  let err = "";
-  const controller = new AbortController();
-  const ctx: CommandContext = {
-    stdout: (text) => void (out += text),
-    stderr: (text) => void (err += text),
-    readStdin: () => Promise.resolve(""),
-    signal: controller.signal,
-  };
-  return { ctx, out: () => out, err: () => err, abort: () => controller.abort() };
-}
+const capture = () => captureContext();
 
 async function waitFor(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 20));

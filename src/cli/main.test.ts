@@ -2,49 +2,17 @@
 // `probelet probe` against loopback servers started here; stdout, stderr and exit codes as a user
 // sees them. The --watch tests are in probe-watch.test.ts.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { runCli, type CliRun } from "../../test/cli-harness.js";
 import { startGrpcHealthServer, type GrpcHealthServer } from "../../test/servers/grpc-health-server.js";
 
-const CLI = fileURLToPath(new URL("./main.js", import.meta.url));
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** cli runs the built CLI with `input` on stdin. */
-function cli(args: string[], options: { input?: string } = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env["PROBELET_TRACE"];
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["pipe", "pipe", "pipe"], env });
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`CLI did not finish within 20 s: ${stdout}${stderr}`));
-    }, 20_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace on stderr");
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.input ?? "");
-  });
-}
+const cli = (args: string[], options: { input?: string } = {}): Promise<CliRun> => runCli(args, options);
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));

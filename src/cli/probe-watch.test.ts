@@ -1,45 +1,14 @@
 // End-to-end tests of `probelet probe --watch` (the built CLI, run as a user does) against a
 // loopback HTTP server and local commands: probe lines, result changes, restarts, exit codes.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const CLI = fileURLToPath(new URL("./main.js", import.meta.url));
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { runCli, type CliRun } from "../../test/cli-harness.js";
 
 /** cli runs the built CLI; `onStdout` sees the output so far and may signal the process. */
-function cli(args: string[], onStdout?: (soFar: string, kill: (sig: NodeJS.Signals) => void) => void): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env["PROBELET_TRACE"];
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env });
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`CLI did not finish within 30 s: ${stdout}${stderr}`));
-    }, 30_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      onStdout?.(stdout, (sig) => child.kill(sig));
-    });
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      assert.doesNotMatch(stderr, /\n\s+at /, "no stack trace on stderr");
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], onStdout?: (soFar: string, kill: (sig: NodeJS.Signals) => void) => void): Promise<CliRun> =>
+  runCli(args, { ...(onStdout ? { onStdout } : {}), timeoutMs: 30_000 });
 
 let http: Server;
 let httpPort: number;
