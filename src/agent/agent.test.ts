@@ -2,16 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, Pod } from "../api/types.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
-import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
 
-function setup() {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: "/nonexistent/probelet-test", clock, nodeName: "node-a" });
-  agent.start();
-  return { clock, runtime, agent };
-}
 
 function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
   return { metadata: { name, namespace: "default" }, spec: { containers, ...extra } };
@@ -28,7 +21,7 @@ const status = (agent: Agent, name: string) => agent.getPod("default", name).sta
 const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `${e.type} ${e.reason} ${e.message}`);
 
 test("agent starts a pod: sandbox, Created and Started events, Running and Ready", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   const admitted = agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "file:/m/web.yaml");
   assert.ok(admitted.ok);
   await tick(clock);
@@ -42,7 +35,7 @@ test("agent starts a pod: sandbox, Created and Started events, Running and Ready
 });
 
 test("agent rejects an invalid manifest with field-path errors and starts nothing", async () => {
-  const { runtime, agent } = setup();
+  const { runtime, agent } = startAgentOnFakes();
   const result = agent.admit(pod("bad", [{ name: "app", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
   assert.equal(result.ok, false);
   assert.ok(!result.ok && result.errors.includes("spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"));
@@ -51,7 +44,7 @@ test("agent rejects an invalid manifest with field-path errors and starts nothin
 });
 
 test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s with the kubelet's messages", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   agent.admit(pod("crash", [{ name: "app", command: ["app"] }]), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
@@ -76,7 +69,7 @@ test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s wi
 
 test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () => {
   for (const [code, phase] of [[0, "Succeeded"], [1, "Failed"]] as const) {
-    const { clock, runtime, agent } = setup();
+    const { clock, runtime, agent } = startAgentOnFakes();
     agent.admit(pod("once", [{ name: "app", command: ["app"] }], { restartPolicy: "Never" }), "api");
     await tick(clock);
     runtime.exit(runtime.current("app")!.id, code);
@@ -89,7 +82,7 @@ test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () =>
 });
 
 test("liveness failure kills with the probe's grace period and restarts (kubelet messages)", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const liveness = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 5 };
   agent.admit(pod("live", [{ name: "app", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
@@ -102,7 +95,7 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
 });
 
 test("readiness drives Ready and ContainersReady with the kubelet's reasons", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   agent.admit(pod("ready", [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
@@ -116,7 +109,7 @@ test("readiness drives Ready and ContainersReady with the kubelet's reasons", as
 });
 
 test("init containers run in order before regular containers", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
   await tick(clock);
   assert.equal(runtime.current("app"), undefined);
@@ -130,7 +123,7 @@ test("init containers run in order before regular containers", async () => {
 });
 
 test("a failing start shows RunContainerError, then backs off", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   runtime.failStart.add("app");
   agent.admit(pod("nostart", [{ name: "app", command: ["nosuch"] }]), "api");
   await tick(clock);
@@ -141,7 +134,7 @@ test("a failing start shows RunContainerError, then backs off", async () => {
 });
 
 test("deletion stops containers with the pod's grace, then removes the pod (DELETED)", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   agent.admit(pod("gone", [{ name: "app", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
   await tick(clock);
   const seen: string[] = [];
@@ -156,7 +149,7 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
 });
 
 test("createPod through the API: validation errors become an Invalid ApiError; duplicates AlreadyExists", async () => {
-  const { clock, agent } = setup();
+  const { clock, agent } = startAgentOnFakes();
   assert.throws(
     () => agent.createPod({ metadata: { name: "x" }, spec: { containers: [{ name: "c", command: ["a"], readinessProbe: { exec: { command: ["a"] }, terminationGracePeriodSeconds: 3 } }] } }, "default"),
     (err: Error & { reason?: string }) => err.reason === "Invalid" && err.message.includes("must not be set for readinessProbes"),

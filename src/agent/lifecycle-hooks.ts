@@ -1,12 +1,11 @@
 // postStart and preStop hooks (kubelet pkg/kubelet/lifecycle/handlers.go): exec in the
 // container, httpGet against the pod IP, or sleep. Reuses the probe handlers' machinery.
-import type { Container, LifecycleHandler, Pod } from "../api/types.js";
+import type { Container, HTTPGetAction, LifecycleHandler, Pod } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
-import { probeExec } from "../probe/exec.js";
-import { probeHttp } from "../probe/http.js";
+import { goQuote } from "../api/field-errors.js";
+import { decodeOutput } from "../probe/exec.js";
+import { isHttpStatusFailure, probeHttp } from "../probe/http.js";
 import { newHttpProbeRequest } from "../probe/http-request.js";
-import { probeTcp } from "../probe/tcp.js";
-import { resolveContainerPort, resolveProbeHost } from "../prober/port.js";
 import type { Clock } from "../util/clock.js";
 
 /** HookContext is what running a hook needs. */
@@ -27,31 +26,51 @@ export interface HookContext {
  */
 export async function runLifecycleHook(handler: LifecycleHandler, ctx: HookContext): Promise<string | undefined> {
   const timeoutMs = Math.max(ctx.timeoutMs, 1);
+  if (handler.exec) {
+    return await runExecHook(handler.exec.command ?? [], ctx, timeoutMs);
+  }
+  if (handler.httpGet) {
+    const cause = await runHttpHook(handler.httpGet, ctx, timeoutMs);
+    if (cause === undefined) return undefined;
+    return `HTTP lifecycle hook (${handler.httpGet.path ?? "/"}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${cause}`;
+  }
+  if (handler.sleep) {
+    await ctx.clock.sleep(Math.min(handler.sleep.seconds * 1000, timeoutMs));
+    return undefined;
+  }
+  // kubelet handlerRunner.Run: tcpSocket is accepted by validation for compatibility but has no
+  // runner, so the hook fails ("Cannot run handler: invalid handler: ...") like any other failure.
+  return `Cannot run handler: invalid handler: ${goHandler(handler)}`;
+}
+
+/**
+ * runExecHook runs an exec hook in the container. A non-zero exit fails it with the error the
+ * kubelet's CRI client builds ("command '<argv>' exited with <code>: <stderr>") and the whole
+ * output, stdout then stderr, quoted (handlers.go Run, remote_runtime.go ExecSync).
+ */
+async function runExecHook(argv: readonly string[], ctx: HookContext, timeoutMs: number): Promise<string | undefined> {
+  let cause: string;
+  let output = "";
   try {
-    if (handler.exec) {
-      const argv = handler.exec.command ?? [];
-      const out = await probeExec(ctx.runner, ctx.containerId, argv, { timeoutMs });
-      if (out.result === "success") return undefined;
-      const cause = out.error?.message ?? `command '${argv.join(" ")}' exited with a failure`;
-      return `Exec lifecycle hook (${goSlice(argv)}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${cause}, message: ${JSON.stringify(out.output)}`;
-    }
-    if (handler.httpGet) {
-      const request = newHttpProbeRequest(handler.httpGet, ctx.container, ctx.podIP);
-      const out = await probeHttp(request, { timeoutMs, followNonLocalRedirects: false });
-      if (out.result === "success" || out.result === "warning") return undefined;
-      return `HTTP lifecycle hook (${handler.httpGet.path ?? "/"}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${out.error?.message ?? out.output}`;
-    }
-    if (handler.tcpSocket) {
-      // The kubelet never implemented tcpSocket hooks; it only logs. Probe the port for parity of effect.
-      const port = resolveContainerPort(handler.tcpSocket.port, ctx.container);
-      await probeTcp({ host: resolveProbeHost(handler.tcpSocket.host, ctx.podIP), port }, { timeoutMs });
-      return undefined;
-    }
-    if (handler.sleep) {
-      await ctx.clock.sleep(Math.min(handler.sleep.seconds * 1000, timeoutMs));
-      return undefined;
-    }
-    return "lifecycle hook has no handler";
+    const { stdout, stderr, exitCode } = await ctx.runner.runInContainer(ctx.containerId, argv, { timeoutMs });
+    if (exitCode === 0) return undefined;
+    cause = `command '${argv.join(" ")}' exited with ${exitCode}: ${decodeOutput(stderr)}`;
+    output = decodeOutput(Buffer.concat([stdout, stderr]));
+  } catch (err) {
+    cause = err instanceof Error ? err.message : String(err);
+  }
+  return `Exec lifecycle hook (${goSlice(argv)}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${cause}, message: ${goQuote(output)}`;
+}
+
+/**
+ * runHttpHook sends the hook's GET and resolves with why it failed, or undefined. Only a request
+ * that got no response fails; the status code is not looked at (handlers.go runHTTPHandler).
+ */
+async function runHttpHook(action: HTTPGetAction, ctx: HookContext, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const out = await probeHttp(newHttpProbeRequest(action, ctx.container, ctx.podIP), { timeoutMs, followNonLocalRedirects: false });
+    if (out.result === "success" || out.result === "warning" || isHttpStatusFailure(out)) return undefined;
+    return out.error?.message ?? out.output;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
@@ -63,4 +82,16 @@ function podName(pod: Pod): string {
 
 function goSlice(items: readonly string[]): string {
   return `[${items.join(" ")}]`;
+}
+
+/**
+ * goHandler renders a handler as Go's %v of a *LifecycleHandler does (its generated String()), so
+ * the failure reads as the kubelet's. Only the tcpSocket arm ever reaches it.
+ */
+function goHandler(handler: LifecycleHandler): string {
+  const tcp = handler.tcpSocket;
+  // intstr.IntOrString prints as {Type IntVal StrVal}: Type 0 for numbers, 1 for names.
+  const port = tcp === undefined ? "" : typeof tcp.port === "number" ? `{0 ${tcp.port} }` : `{1 0 ${tcp.port}}`;
+  const tcpText = tcp === undefined ? "nil" : `&TCPSocketAction{Port:${port},Host:${tcp.host ?? ""},}`;
+  return `&LifecycleHandler{Exec:nil,HTTPGet:nil,TCPSocket:${tcpText},Sleep:nil,}`;
 }

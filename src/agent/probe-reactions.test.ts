@@ -3,27 +3,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Pod, Probe } from "../api/types.js";
-import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
-import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
 
-function setup(): { clock: FakeClock; runtime: FakeRuntime; agent: Agent } {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: "/nonexistent/probelet-test", clock, nodeName: "node-a" });
-  agent.start();
-  return { clock, runtime, agent };
-}
-
-/** admitRunning admits a pod and lets its first sync start the containers; returns its UID. */
-async function admitRunning(agent: Agent, clock: FakeClock, pod: Pod): Promise<string> {
-  const admitted = agent.admit(pod, "api");
-  assert.ok(admitted.ok);
-  await flushMicrotasks(50);
-  await clock.advance(1000);
-  await flushMicrotasks(50);
-  return admitted.pod.metadata.uid!;
-}
 
 /** A probe that never runs within a test: its worker only holds the cache's initial value. */
 const dormant: Probe = { exec: { command: ["check"] }, initialDelaySeconds: 3600, periodSeconds: 10 };
@@ -44,7 +27,7 @@ async function probes(agent: Agent, probeType: "Liveness" | "Readiness"): Promis
 }
 
 test("[case 157] sync loop: liveness Success → no sync; Failure → one sync; readiness and startup set the status then sync; unknown pod UID ignored", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   const pod: Pod = {
     metadata: { name: "p", namespace: "default" },
     spec: { containers: [{ name: "app", command: ["app"], livenessProbe: dormant, readinessProbe: dormant, startupProbe: dormant }] },
@@ -82,7 +65,7 @@ test("[case 157] sync loop: liveness Success → no sync; Failure → one sync; 
 });
 
 test("[case 158] termination: liveness and startup stop, then the kill, then RemovePod; in the grace period only readiness probes and liveness kills nothing", async () => {
-  const { clock, runtime, agent } = setup();
+  const { clock, runtime, agent } = startAgentOnFakes();
   runtime.stopDelayMs = 10_000; // the app takes 10 s to exit after SIGTERM
   runtime.execExit.set("app", 1); // every probe fails: liveness would kill after 3 s if it still ran
   const failing: Probe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 3 };

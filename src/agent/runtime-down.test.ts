@@ -6,16 +6,14 @@ import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Pod, Probe } from "../api/types.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
 
 const everySecond: Probe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
 
 function setup(): { clock: FakeClock; runtime: FakeRuntime; agent: Agent } {
-  const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: "/nonexistent/probelet-test", clock, nodeName: "node-a" });
-  agent.start();
+  const { clock, runtime, agent } = startAgentOnFakes();
   const pod: Pod = { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"], livenessProbe: everySecond, readinessProbe: everySecond }] } };
   assert.ok(agent.admit(pod, "api").ok);
   return { clock, runtime, agent };

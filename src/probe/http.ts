@@ -272,7 +272,18 @@ class HttpProbe implements ResponseSink, SocketOwner {
 function statusOutcome(status: number, body: string): ProbeOutcome {
   if (status >= 200 && status < 300) return { result: "success", output: body };
   if (status >= 300 && status < 400) return { result: "warning", output: `Probe terminated redirects, Response body: ${body}` };
-  return { result: "failure", output: `HTTP probe failed with statuscode: ${status}` };
+  return { result: "failure", output: `${STATUS_FAILURE_PREFIX}${status}` };
+}
+
+const STATUS_FAILURE_PREFIX = "HTTP probe failed with statuscode: ";
+
+/**
+ * isHttpStatusFailure tells a failure caused by the response's status code apart from a request
+ * that got no response. Lifecycle hooks need it: the kubelet's hook runner fails only on the
+ * latter (handlers.go runHTTPHandler ignores the status).
+ */
+export function isHttpStatusFailure(outcome: ProbeOutcome): boolean {
+  return outcome.result === "failure" && outcome.error === undefined && outcome.output.startsWith(STATUS_FAILURE_PREFIX);
 }
 
 /** errored is the "could not probe" outcome of a body read error (kubelet: failure, "", err). */

@@ -58,6 +58,7 @@ export function createCriPodKit(port: (upstream: number) => number): PodKit {
     busybox(command) {
       return { image: CRI_BUSYBOX_IMAGE, command };
     },
+    httpGet: (url) => ["wget", "-q", "-O", "/dev/null", url],
     tmp: (name) => posix.join("/tmp", name),
     asPid1: (script) => script,
   };

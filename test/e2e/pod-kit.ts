@@ -34,6 +34,8 @@ export interface PodKit {
   bash(script: string): ContainerRun;
   /** busybox runs a command of the busybox image (sh, cat, sleep, rm, true, false). */
   busybox(command: string[]): ContainerRun;
+  /** httpGet is a command that GETs `url` and exits 0 on a 2xx answer (upstream's `curl` in hooks). */
+  httpGet(url: string): string[];
   /** tmp is the path of a scratch file upstream keeps in /tmp (private to the case). */
   tmp(name: string): string;
   /**
@@ -77,6 +79,8 @@ export function createPodKit(kind: RuntimeKind, workDir: string, ports: Readonly
     busybox(command) {
       return { image: BUSYBOX_IMAGE, command, workingDir: workDir };
     },
+    // The host has no curl or wget for sure; the Node running the tests has fetch.
+    httpGet: (url) => [process.execPath, "-e", "fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(2))", url],
     tmp: (name) => join(workDir, name),
     // Process containers get SIGTERM on their whole group, so the ignoring is inherited instead.
     asPid1: (script) => `trap '' TERM; ${script}`,

@@ -129,9 +129,10 @@ export class FakeRuntime implements Runtime {
     this.guard();
     return [...this.containers.values()].map(({ id, podSandboxId, state }) => ({ id, podSandboxId, state }));
   }
-  async runInContainer(id: string, _argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
+  async runInContainer(id: string, argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
     this.guard();
     const c = this.mustGet(id);
+    this.calls.push(`exec ${c.name}#${c.attempt} ${argv.join(" ")}`);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
     return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
   }

@@ -1,0 +1,97 @@
+// Node e2e "Container Lifecycle Hook" (upstream test/e2e/common/node/lifecycle_hook.go, "when
+// create a pod with lifecycle hook"): postStart and preStop, exec and httpGet, each calling a
+// handler that records what it was asked. Upstream's handler is an agnhost netexec pod; here it is
+// a loopback HTTP server in the test process, reached by the pods at 127.0.0.1 (process pods share
+// the host's loopback, CRI pods use the host network). Titled `[<runtime>] Container Lifecycle
+// Hook …` for every runtime factory.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Container, Lifecycle } from "../../src/api/types.js";
+import { startHttpServer, type TestServer } from "../servers/http-servers.js";
+import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
+import { podWith } from "./pod-specs.js";
+import type { RuntimeFactory } from "./runtime-factory.js";
+
+/** HookCase is one upstream test: the hook it sets, given the handler's address. */
+interface HookCase {
+  name: string;
+  phase: "poststart" | "prestop";
+  lifecycle(env: E2eEnv, handler: TestServer): Lifecycle;
+}
+
+const echo = (phase: string): string => `/echo?msg=${phase}`;
+
+const HOOK_CASES: readonly HookCase[] = [
+  {
+    name: "should execute poststart exec hook properly",
+    phase: "poststart",
+    lifecycle: (env, handler) => ({ postStart: { exec: { command: env.kit.httpGet(handler.url(echo("poststart"))) } } }),
+  },
+  {
+    name: "should execute prestop exec hook properly",
+    phase: "prestop",
+    lifecycle: (env, handler) => ({ preStop: { exec: { command: env.kit.httpGet(handler.url(echo("prestop"))) } } }),
+  },
+  {
+    name: "should execute poststart http hook properly",
+    phase: "poststart",
+    lifecycle: (_env, handler) => ({ postStart: { httpGet: { path: echo("poststart"), host: "127.0.0.1", port: handler.port } } }),
+  },
+  {
+    name: "should execute prestop http hook properly",
+    phase: "prestop",
+    lifecycle: (_env, handler) => ({ preStop: { httpGet: { path: echo("prestop"), host: "127.0.0.1", port: handler.port } } }),
+  },
+];
+
+/** Upstream waits up to 2 minutes for a postStart hook; the hooks here answer in well under a second. */
+const HOOK_WAIT_MS = 20_000;
+
+/** registerLifecycleHookCases declares one test per upstream hook case (call inside a describe). */
+export function registerLifecycleHookCases(factory: RuntimeFactory): void {
+  const skip = factory.available();
+  for (const c of HOOK_CASES) {
+    test(`[${factory.name}] Container Lifecycle Hook ${c.name}`, { timeout: 60_000, ...(skip !== undefined ? { skip } : {}) }, async (t) => {
+      const seen: Array<{ url: string; at: number }> = [];
+      const handler = await startHttpServer((req, res) => {
+        seen.push({ url: req.url ?? "", at: Date.now() });
+        res.end("ok");
+      });
+      t.after(() => handler.close());
+      const env = await E2eEnv.start(t, factory);
+      const container: Container = { name: `pod-with-${c.phase}-hook`, ...env.kit.agnhost("pause"), lifecycle: c.lifecycle(env, handler) };
+      const spec = podWith(env.kit, "container", `pod-with-${c.phase}-hook`, container);
+      // Upstream deletes the pod with a 15 s grace period.
+      const name = env.create({ ...spec, spec: { ...spec.spec, terminationGracePeriodSeconds: 15 } }).metadata.name!;
+      await env.waitFor(name, "the hooked container to run", HOOK_WAIT_MS, (p) => containerStatusOf(p, container.name)?.state?.running);
+      const hits = (): number => seen.filter((s) => s.url === echo(c.phase)).length;
+
+      if (c.phase === "poststart") {
+        await waitUntil(() => hits() > 0, HOOK_WAIT_MS, () => `no ${echo(c.phase)} request; handler saw ${JSON.stringify(seen)}\n${env.describe(name)}`);
+        // The hook succeeded: the container keeps running, nothing was killed.
+        await env.waitFor(name, "the pod to be Running", HOOK_WAIT_MS, (p) => (p?.status?.phase === "Running" ? true : undefined));
+        assert.equal(containerStatusOf(env.get(name), container.name)?.restartCount, 0);
+      } else {
+        assert.equal(hits(), 0, "preStop ran before the pod was deleted");
+        const deletedAt = Date.now();
+        env.agent.deletePod(NAMESPACE, name);
+        await env.waitFor(name, "the pod to be gone", HOOK_WAIT_MS, (p) => (p === undefined ? true : undefined));
+        assert.equal(hits(), 1, `handler saw ${JSON.stringify(seen)}`);
+        assert.ok(seen[0]!.at >= deletedAt);
+      }
+      // No failure event: for the exec preStop hook this also shows the container was still
+      // running when the hook ran (an exec in a stopped container fails).
+      const reasons = env.events(name).map((e) => e.reason);
+      for (const failed of ["FailedPostStartHook", "FailedPreStopHook"]) assert.ok(!reasons.includes(failed), `${failed} event: ${env.describe(name)}`);
+    });
+  }
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number, explain: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < timeoutMs / 100 + 1 && !check(); i++) {
+    if (Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(check(), explain());
+}
