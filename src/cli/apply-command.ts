@@ -1,7 +1,6 @@
 // `probelet apply -f FILE...`: creates the pods of multi-document YAML/JSON manifests through the
 // agent, like kubectl apply. Pods are immutable, so a pod whose spec (or labels, annotations)
 // changed is deleted, awaited until gone, and created again ("configured").
-import { readFile } from "node:fs/promises";
 import { decodePods } from "../api/decode.js";
 import { defaultPod } from "../api/defaults.js";
 import { formatFieldErrorBody, formatInvalidObject } from "../api/field-errors.js";
@@ -9,6 +8,7 @@ import type { Pod } from "../api/types.js";
 import { defaultAndValidatePod } from "../api/validation.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { UsageError } from "./args.js";
+import { readInputFile } from "./input-file.js";
 import {
   CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
 } from "./client.js";
@@ -54,7 +54,7 @@ export async function runApplyCommand(argv: readonly string[], ctx: CommandConte
   const manifests: Manifest[] = [];
   for (const file of files) {
     const source = file === "-" ? "STDIN" : file;
-    const text = file === "-" ? await ctx.readStdin() : await readManifest(file);
+    const text = await readInputFile(file, () => ctx.readStdin());
     const decoded = decodePods(text, source);
     if (!decoded.ok) throw new InvalidInputError(`error validating "${source}"`, decoded.errors);
     manifests.push(...decoded.value.map((pod) => ({ pod, source })));
@@ -142,13 +142,3 @@ function withSource(err: ServerStatusError | DeletionTimeout, source: string): E
   return new ServerStatusError({ ...err.status, message: `error when creating "${source}": ${err.status.message ?? ""}` });
 }
 
-async function readManifest(file: string): Promise<string> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code === "ENOENT") throw new UsageError(`the path "${file}" does not exist`);
-    if (code === "EISDIR") throw new UsageError(`the path "${file}" is a directory: give manifest files`);
-    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}

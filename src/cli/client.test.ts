@@ -72,6 +72,12 @@ test("a closed port is reported as an unreachable agent", async () => {
   });
 });
 
+test("a port fetch refuses to dial is reported with fetch's reason, not 'fetch failed'", async () => {
+  // 127.0.0.1:19 is on the Fetch standard's bad-port list, so no connection is ever attempted.
+  const client = clientFromFlags({ server: "http://127.0.0.1:19" }, never, {});
+  await assert.rejects(client.listPods("default"), new Error("cannot reach the probelet agent at http://127.0.0.1:19: bad port"));
+});
+
 test("the token is sent as a bearer token; a wrong one is kubectl's Unauthorized text", async (t) => {
   const api = new FakeAgentApi();
   const server = await startStatusServer(api, { listen: "127.0.0.1:0", token: "s3cret" });

@@ -200,6 +200,9 @@ export class StatusClient {
     }
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
     if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
+    // fetch reports everything else as "fetch failed"; the cause says what (e.g. undici's "bad port").
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof Error) return new Error(`cannot reach the probelet agent at ${this.server}: ${cause.message}`);
     return err;
   }
 }

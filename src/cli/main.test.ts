@@ -250,7 +250,7 @@ describe("probelet probe (one-shot)", () => {
   test("-f: a missing file → exit 2", async () => {
     const run = await cli(["probe", "-f", join(dir, "nope.yaml")]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /^error: cannot read .*nope\.yaml: no such file or directory\n/);
+    assert.match(run.stderr, /^error: the path ".*nope\.yaml" does not exist\n/);
   });
 
   test("[case 210] flags are validated like the API: port 0 → exit 2", async () => {

@@ -1,7 +1,6 @@
 // `probelet probe`: runs a probe spec once through the real Prober, or (--watch) through a real
 // ProbeManager worker against a synthetic running container, printing every probe, every change
 // of the cached result and the restarts the kubelet would perform.
-import { readFile } from "node:fs/promises";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { HostCommandRunner } from "../probe/host-runner.js";
 import { MemoryEventRecorder } from "../prober/events.js";
@@ -13,10 +12,11 @@ import type { ResultUpdate } from "../prober/results/results-manager.js";
 import type { ProbeRecord } from "../prober/worker.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, silentLogger, type Logger } from "../util/logger.js";
-import { parseProbeArgs, PROBE_HELP, UsageError, type ProbeFlags } from "./args.js";
+import { parseProbeArgs, PROBE_HELP, type ProbeFlags } from "./args.js";
 import {
   formatInitialText, formatReportText, reportJson, reportSucceeded, type ProbeReport, type ReportedEvent, type WatchDetails,
 } from "./output.js";
+import { readInputFile } from "./input-file.js";
 import { CONTAINER_NAME, decodeProbeFile, resolveProbe, syntheticPod, SyntheticPodStatus, type ProbeTarget } from "./probe-spec.js";
 
 /** CommandContext is the outside world of a CLI command (process streams and signals in main.ts). */
@@ -36,7 +36,7 @@ export async function runProbeCommand(argv: readonly string[], ctx: CommandConte
     ctx.stdout(PROBE_HELP);
     return 0;
   }
-  const base = flags.file === undefined ? undefined : decodeProbeFile(await readSource(flags.file, ctx), sourceName(flags.file));
+  const base = flags.file === undefined ? undefined : decodeProbeFile(await readInputFile(flags.file, () => ctx.readStdin()), sourceName(flags.file));
   const target = resolveProbe(base, flags, flags.probeType);
   const host = target.probe.exec ? new HostCommandRunner() : undefined;
   const runner: CommandRunner = host ?? { runInContainer: () => Promise.reject(new Error("this probe has no exec handler")) };
@@ -238,18 +238,6 @@ function proberReport(probeType: ProbeType, probed: ProberResult, durationMs: nu
   };
   if (probed.error) report.error = probed.error.message;
   return report;
-}
-
-/** readSource reads a -f argument: a file, or stdin for "-". */
-async function readSource(file: string, ctx: CommandContext): Promise<string> {
-  if (file === "-") return ctx.readStdin();
-  try {
-    return await readFile(file, "utf8");
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    const reason = code === "ENOENT" ? "no such file or directory" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a directory" : String(err);
-    throw new UsageError(`cannot read ${file}: ${reason}`);
-  }
 }
 
 function sourceName(file: string): string {

@@ -1,7 +1,7 @@
 // `probelet run`: the agent in the foreground. It loads manifests (-f, --manifests DIR), starts the
 // status API, and prints a live view of pod changes and events until SIGINT/SIGTERM (graceful);
 // a second signal kills everything at once.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,6 +14,7 @@ import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
 import { UsageError } from "./args.js";
+import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
@@ -64,7 +65,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
 
   // Validate every -f file before anything starts: bad input changes nothing.
   const texts: { name: string; text: string }[] = [];
-  for (const file of files) texts.push({ name: file, text: file === "-" ? await ctx.readStdin() : await readFile(file, "utf8") });
+  for (const file of files) texts.push({ name: file, text: await readInputFile(file, () => ctx.readStdin()) });
 
   surviveUncaughtErrors();
   const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
