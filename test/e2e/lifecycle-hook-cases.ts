@@ -1,5 +1,6 @@
 // Node e2e "Container Lifecycle Hook" (upstream test/e2e/common/node/lifecycle_hook.go, "when
-// create a pod with lifecycle hook"): postStart and preStop, exec and httpGet, each calling a
+// create a pod with lifecycle hook"): postStart and preStop, exec, httpGet and httpGet over HTTPS
+// ([MinimumKubeletVersion:1.23]: an unverified self-signed certificate), each calling a
 // handler that records what it was asked. Upstream's handler is an agnhost netexec pod; here it is
 // a loopback HTTP server in the test process, reached by the pods at 127.0.0.1 (process pods share
 // the host's loopback, CRI pods use the host network). Titled `[<runtime>] Container Lifecycle
@@ -7,7 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Lifecycle } from "../../src/api/types.js";
-import { startHttpServer, type TestServer } from "../servers/http-servers.js";
+import { makeSelfSignedCert, startHttpServer, startHttpsServer, type HttpHandler, type TestServer, type TlsMaterial } from "../servers/http-servers.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
 import { podWith } from "./pod-specs.js";
 import type { RuntimeFactory } from "./runtime-factory.js";
@@ -16,6 +17,8 @@ import type { RuntimeFactory } from "./runtime-factory.js";
 interface HookCase {
   name: string;
   phase: "poststart" | "prestop";
+  /** The handler serves HTTPS with a self-signed certificate (the kubelet does not verify it). */
+  tls?: true;
   lifecycle(env: E2eEnv, handler: TestServer): Lifecycle;
 }
 
@@ -42,7 +45,27 @@ const HOOK_CASES: readonly HookCase[] = [
     phase: "prestop",
     lifecycle: (_env, handler) => ({ preStop: { httpGet: { path: echo("prestop"), host: "127.0.0.1", port: handler.port } } }),
   },
+  {
+    name: "should execute poststart https hook properly",
+    phase: "poststart",
+    tls: true,
+    lifecycle: (_env, handler) => ({ postStart: { httpGet: { scheme: "HTTPS", path: echo("poststart"), host: "127.0.0.1", port: handler.port } } }),
+  },
+  {
+    name: "should execute prestop https hook properly",
+    phase: "prestop",
+    tls: true,
+    lifecycle: (_env, handler) => ({ preStop: { httpGet: { scheme: "HTTPS", path: echo("prestop"), host: "127.0.0.1", port: handler.port } } }),
+  },
 ];
+
+let selfSigned: TlsMaterial | undefined | null = null;
+
+/** handlerTls makes the HTTPS handler's certificate once per process (undefined without openssl). */
+function handlerTls(): TlsMaterial | undefined {
+  if (selfSigned === null) selfSigned = makeSelfSignedCert();
+  return selfSigned;
+}
 
 /** Upstream waits up to 2 minutes for a postStart hook; the hooks here answer in well under a second. */
 const HOOK_WAIT_MS = 20_000;
@@ -53,10 +76,16 @@ export function registerLifecycleHookCases(factory: RuntimeFactory): void {
   for (const c of HOOK_CASES) {
     test(`[${factory.name}] Container Lifecycle Hook ${c.name}`, { timeout: 60_000, ...(skip !== undefined ? { skip } : {}) }, async (t) => {
       const seen: Array<{ url: string; at: number }> = [];
-      const handler = await startHttpServer((req, res) => {
+      const record: HttpHandler = (req, res) => {
         seen.push({ url: req.url ?? "", at: Date.now() });
         res.end("ok");
-      });
+      };
+      const tls = c.tls ? handlerTls() : undefined;
+      if (c.tls && tls === undefined) {
+        t.skip("openssl is not installed: no certificate for the HTTPS handler (.ci/run installs it)");
+        return;
+      }
+      const handler = tls === undefined ? await startHttpServer(record) : await startHttpsServer(record, tls);
       t.after(() => handler.close());
       const env = await E2eEnv.start(t, factory);
       const container: Container = { name: `pod-with-${c.phase}-hook`, ...env.kit.agnhost("pause"), lifecycle: c.lifecycle(env, handler) };
