@@ -23,6 +23,13 @@ import { runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
 import { buildPodStatus, containerStatus, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
 
+/**
+ * The longest a postStart hook may run. The kubelet sets no bound (startContainer waits for the
+ * hook as long as it takes, and only a pod deletion cancels it); probelet gives up after 30 s and
+ * fails the hook, so a hung hook cannot hold its pod's worker, and a deletion, indefinitely.
+ */
+const POST_START_HOOK_BOUND_MS = 30_000;
+
 /** Labels the agent puts on sandboxes and containers to find them again (as the kubelet does). */
 export const LABEL_POD_UID = "io.kubernetes.pod.uid";
 export const LABEL_POD_NAME = "io.kubernetes.pod.name";
@@ -311,7 +318,7 @@ export class PodSyncer {
     this.d.events.event(target, "Normal", "Started", `Started container ${spec.name}`);
     const postStart = spec.lifecycle?.postStart;
     if (postStart) {
-      const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, 30_000));
+      const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, POST_START_HOOK_BOUND_MS));
       if (failure) {
         this.d.events.event(target, "Warning", "FailedPostStartHook", failure);
         const info = await this.d.runtime.containerStatus(id);
