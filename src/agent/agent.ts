@@ -29,6 +29,7 @@ import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
+import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {
@@ -41,6 +42,12 @@ export interface AgentOptions {
   resyncIntervalMs?: number;
   /** How often every pod is synced regardless (the kubelet's syncFrequency: 1 min). */
   fullResyncIntervalMs?: number;
+  /**
+   * How often dead containers, idle sandboxes and log directories of gone pods are collected (the
+   * kubelet's ContainerGCPeriod: 1 min). The first collection runs one period after start(), by
+   * when the pod sources are loaded (the kubelet waits for all sources to be ready).
+   */
+  containerGcIntervalMs?: number;
   backoff?: BackoffOptions;
   nodeName?: string;
   hostIP?: string;
@@ -68,6 +75,10 @@ export class Agent implements AgentApi {
   private readonly relisted = new Map<string, string>();
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
+  /** The container garbage collection in progress, if any. */
+  private gcRun: Promise<void> | undefined;
+  /** Root of the pods' log directories: `<logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log`. */
+  private readonly logRoot: string;
   private lastResync = 0;
   private readonly runtimeState = new RuntimeState();
   /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
@@ -86,6 +97,7 @@ export class Agent implements AgentApi {
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
+    this.logRoot = `${options.stateDir}/pods`;
     const nodeName = options.nodeName ?? hostname();
     this.events = new EventStore(this.clock, nodeName);
     this.metrics = new AgentMetrics();
@@ -109,7 +121,7 @@ export class Agent implements AgentApi {
       backoff: new RestartBackoff(this.clock, options.backoff),
       clock: this.clock,
       logger: this.logger.child("sync"),
-      logRoot: `${options.stateDir}/pods`,
+      logRoot: this.logRoot,
       hostIP: options.hostIP ?? "127.0.0.1",
       nodeName,
     });
@@ -182,7 +194,9 @@ export class Agent implements AgentApi {
   private async resyncLoop(): Promise<void> {
     const period = this.options.resyncIntervalMs ?? 1000;
     const fullEvery = this.options.fullResyncIntervalMs ?? 60_000;
+    const gcEvery = this.options.containerGcIntervalMs ?? CONTAINER_GC_PERIOD_MS;
     let lastFull = Number.NEGATIVE_INFINITY;
+    let lastGc = this.clock.now();
     while (!this.stop.signal.aborted) {
       const now = (this.lastResync = this.clock.now());
       await this.relist();
@@ -192,10 +206,26 @@ export class Agent implements AgentApi {
           lastFull = now;
           for (const worker of this.workers.values()) worker.queueSync();
         }
+        // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
+        if (now - lastGc >= gcEvery && this.gcRun === undefined) {
+          lastGc = now;
+          this.gcRun = this.collectGarbage()
+            .then(() => undefined, (err: unknown) => this.logger.warn("Container garbage collection failed", { err: err instanceof Error ? err.message : String(err) }))
+            .finally(() => (this.gcRun = undefined));
+        }
       }
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal);
     }
+  }
+
+  /**
+   * collectGarbage runs one container garbage collection now (kubelet containerGC.GarbageCollect):
+   * dead containers beyond the newest per container and their logs, and everything left of pods
+   * the agent no longer has. The resync loop runs it every containerGcIntervalMs.
+   */
+  collectGarbage(): Promise<GcReport> {
+    return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
   }
 
   /** noteRuntimeState logs the runtime going down or coming back and reports whether pods may sync. */
@@ -448,7 +478,7 @@ export class Agent implements AgentApi {
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
     const worker = this.workers.get(pod.metadata.uid ?? "")!;
-    return readContainerLog(this.runtime, worker.record, request, this.clock);
+    return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
   }
 
   probeMetrics(): Promise<string> {
@@ -489,6 +519,7 @@ export class Agent implements AgentApi {
     await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
     await this.probeManager.close();
     await this.loop;
+    await this.gcRun;
     await this.store.idle();
   }
 
@@ -502,6 +533,7 @@ export class Agent implements AgentApi {
     await Promise.all([...this.workers.values()].map((w) => w.idle()));
     await this.probeManager.close();
     await this.loop;
+    await this.gcRun;
     await this.store.idle();
   }
 
@@ -517,6 +549,7 @@ export class Agent implements AgentApi {
     );
     await this.probeManager.close();
     await this.loop;
+    await this.gcRun;
   }
 }
 

@@ -1,6 +1,7 @@
 // Container logs as `kubectl logs` shows them: CRI log files decoded to plain lines, with
 // --previous, --tail, --timestamps and --follow (kubelet pkg/kubelet/kuberuntime/logs/logs.go).
 import { open } from "node:fs/promises";
+import type { ContainerStatus, PodStatus } from "../api/types.js";
 import type { ContainerInfo, Runtime } from "../runtime/runtime.js";
 import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
 import type { Clock } from "../util/clock.js";
@@ -12,8 +13,13 @@ import { allContainers } from "./pod-sync.js";
 const FOLLOW_POLL_MS = 200;
 const READ_CHUNK = 64 * 1024;
 
-/** pickInstance finds the container instance a log request names (kubectl logs semantics and messages). */
-export async function pickInstance(runtime: Runtime, record: PodRecord, request: LogRequest): Promise<ContainerInfo> {
+/**
+ * pickInstance finds the container instance a log request names. The container and the instance
+ * come from the pod's status as the kubelet picks them (validateContainerLogStatus): --previous
+ * reads lastState's container, otherwise the running or terminated one, else lastState's; a
+ * container in CrashLoopBackOff therefore shows its newest dead instance either way.
+ */
+async function pickInstance(runtime: Runtime, record: PodRecord, request: LogRequest, status: PodStatus | undefined): Promise<ContainerInfo> {
   const pod = record.pod;
   const names = allContainers(pod).map((c) => c.name);
   let container = request.container;
@@ -24,19 +30,44 @@ export async function pickInstance(runtime: Runtime, record: PodRecord, request:
     container = pod.spec.containers[0]!.name;
   }
   if (!names.includes(container)) throw new ApiError("BadRequest", `container ${container} is not valid for pod ${pod.metadata.name ?? ""}`);
+  const podName = pod.metadata.name ?? "";
+  const cs = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((s) => s.name === container);
+  const fullId = logContainerId(cs, request.previous === true, container, podName);
+  const id = fullId.slice(fullId.indexOf("://") + 3);
   const infos = record.sandboxId ? await runtime.listContainers({ podSandboxId: record.sandboxId }) : [];
-  const instances = infos.filter((i) => i.name === container).sort((a, b) => b.attempt - a.attempt);
-  const chosen = request.previous ? instances[1] : instances[0];
-  if (!chosen) {
-    if (request.previous) throw new ApiError("BadRequest", `previous terminated container "${container}" in pod "${pod.metadata.name ?? ""}" not found`);
-    throw new ApiError("BadRequest", `container "${container}" in pod "${pod.metadata.name ?? ""}" is waiting to start: ContainerCreating`);
-  }
+  const chosen = infos.find((i) => i.id === id);
+  // The status named a container the runtime no longer has (removed with its sandbox, or collected).
+  if (!chosen) throw new ApiError("BadRequest", `container "${container}" in pod "${podName}" is not available`);
   return chosen;
 }
 
+/** logContainerId is the kubelet's validateContainerLogStatus: which container's log, or why there is none. */
+function logContainerId(cs: ContainerStatus | undefined, previous: boolean, container: string, podName: string): string {
+  const fail = (why: string): never => {
+    throw new ApiError("BadRequest", `container "${container}" in pod "${podName}" ${why}`);
+  };
+  if (!cs) return fail("is not available");
+  const last = cs.lastState?.terminated;
+  if (previous) {
+    if (!last?.containerID) throw new ApiError("BadRequest", `previous terminated container "${container}" in pod "${podName}" not found`);
+    return last.containerID;
+  }
+  const { running, terminated, waiting } = cs.state ?? {};
+  if (running) return cs.containerID ?? fail("is waiting to start - no logs yet");
+  // A terminated state without an ID means the next container never started: read the last one.
+  if (terminated) return terminated.containerID || last?.containerID || fail("is terminated");
+  if (last) return last.containerID || fail("is terminated");
+  if (waiting) {
+    if (waiting.reason === "ErrImagePull") return fail("is waiting to start: image can't be pulled");
+    if (waiting.reason === "ImagePullBackOff") return fail("is waiting to start: trying and failing to pull image");
+    return fail(`is waiting to start: ${waiting.reason ?? ""}`);
+  }
+  return fail("is waiting to start - no logs yet");
+}
+
 /** readContainerLog streams a container's log lines (each ending in "\n"). */
-export async function* readContainerLog(runtime: Runtime, record: PodRecord, request: LogRequest, clock: Clock): AsyncGenerator<string> {
-  const info = await pickInstance(runtime, record, request);
+export async function* readContainerLog(runtime: Runtime, record: PodRecord, request: LogRequest, status: PodStatus | undefined, clock: Clock): AsyncGenerator<string> {
+  const info = await pickInstance(runtime, record, request, status);
   const render = (e: CriLogEntry, content: string): string => (request.timestamps ? `${e.timestamp} ${content}` : content);
   const lines = new LineDecoder();
   const file = await open(info.logPath).catch(() => undefined);

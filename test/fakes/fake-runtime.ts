@@ -115,6 +115,8 @@ export class FakeRuntime implements Runtime {
   }
   async removeContainer(id: string): Promise<void> {
     this.guard();
+    const c = this.containers.get(id);
+    if (c) this.calls.push(`remove ${c.name}#${c.attempt}`);
     this.containers.delete(id);
   }
   async containerStatus(id: string): Promise<ContainerInfo> {
