@@ -1,7 +1,18 @@
 // The agent's own metrics, under the kubelet's names where the kubelet has one
-// (kubelet_running_pods, kubelet_running_containers, kubelet_pod_worker_duration_seconds).
+// (kubelet_running_pods, kubelet_running_containers, kubelet_pod_worker_duration_seconds,
+// kubelet_pod_start_duration_seconds), and time-to-ready, which the kubelet does not measure.
 import { Gauge, Histogram, Registry } from "prom-client";
 import type { PodStatus } from "../api/types.js";
+
+/** The kubelet's buckets for pod start durations (pkg/kubelet/metrics PodStartDuration), in seconds. */
+const POD_START_BUCKETS = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
+
+/** Startup is what is still to be observed of one pod's start. */
+interface Startup {
+  firstSeenMs: number;
+  running: boolean;
+  ready: boolean;
+}
 
 /** AgentMetrics owns the agent's registry. */
 export class AgentMetrics {
@@ -26,6 +37,45 @@ export class AgentMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+
+  private readonly podStartDuration = new Histogram({
+    name: "kubelet_pod_start_duration_seconds",
+    help: "Duration in seconds from kubelet seeing a pod for the first time to the pod starting to run",
+    buckets: POD_START_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly podReadyDuration = new Histogram({
+    name: "probelet_pod_ready_duration_seconds",
+    help: "Duration in seconds from the agent seeing a pod for the first time to the pod's first Ready condition",
+    buckets: POD_START_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly startups = new Map<string, Startup>();
+
+  /**
+   * podSeen starts timing a pod's start. A pod that a previous agent already saw running or ready
+   * (`restored`) is not timed again for that: the kubelet too only observes a Pending → Running
+   * transition of the status it has.
+   */
+  podSeen(uid: string, firstSeenMs: number, restored: PodStatus | undefined): void {
+    this.startups.set(uid, { firstSeenMs, running: restored?.phase === "Running", ready: restored !== undefined && isReady(restored) });
+  }
+
+  /** observeStartup records the first Running phase and the first Ready condition of a pod. */
+  observeStartup(uid: string, status: PodStatus, nowMs: number): void {
+    const startup = this.startups.get(uid);
+    if (!startup) return;
+    // kubelet SyncPod: observed when the phase goes from Pending to Running.
+    if (!startup.running && status.phase === "Running") {
+      startup.running = true;
+      this.podStartDuration.observe((nowMs - startup.firstSeenMs) / 1000);
+    }
+    if (!startup.ready && isReady(status)) {
+      startup.ready = true;
+      this.podReadyDuration.observe((nowMs - startup.firstSeenMs) / 1000);
+    }
+    if (startup.running && startup.ready) this.startups.delete(uid);
+  }
 
   /** timeSync measures one pod worker operation. */
   async timeSync<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -60,8 +110,13 @@ export class AgentMetrics {
     }
   }
 
-  /** forgetPod removes a pod's series. */
-  forgetPod(namespace: string, pod: string, containers: readonly string[]): void {
+  /** forgetPod removes a pod's series and what was left to time of its start. */
+  forgetPod(uid: string, namespace: string, pod: string, containers: readonly string[]): void {
+    this.startups.delete(uid);
     for (const container of containers) this.restarts.remove({ namespace, pod, container });
   }
+}
+
+function isReady(status: PodStatus): boolean {
+  return status.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 }

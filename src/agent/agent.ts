@@ -317,6 +317,7 @@ export class Agent implements AgentApi {
     });
     this.workers.set(pod.metadata.uid, worker);
     const saved = this.saved.get(pod.metadata.uid);
+    this.metrics.podSeen(pod.metadata.uid, record.startTime, saved);
     if (saved) {
       // The previous agent's view seeds the status manager, as the API server's copy seeds a
       // restarted kubelet: readiness and restart counts carry over for containers still running.
@@ -379,7 +380,7 @@ export class Agent implements AgentApi {
     }
     const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
-    this.metrics.forgetPod(record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
+    this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
     this.emitPod("DELETED", gone);
   }
 
@@ -397,6 +398,7 @@ export class Agent implements AgentApi {
     this.published.set(uid, text);
     if (pod.status) {
       this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
+      this.metrics.observeStartup(uid, pod.status, this.clock.now());
       this.store.saveStatus(uid, pod.status);
     }
     this.emitPod("MODIFIED", pod);
