@@ -1,4 +1,6 @@
-// A gRPC server implementing grpc.health.v1.Health (SERVING), for the grpc probe example.
+// A gRPC server implementing grpc.health.v1.Health for the grpc probe example: the server as a
+// whole (service "") and the "ready" service are SERVING; any other service is NOT_FOUND, as in
+// the reference health server.
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
@@ -8,7 +10,11 @@ const protoPath = fileURLToPath(new URL("../../proto/health.proto", import.meta.
 const definition = grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { keepCase: true, enums: String }));
 const server = new grpc.Server();
 server.addService(definition.grpc.health.v1.Health.service, {
-  Check: (_call, callback) => callback(null, { status: "SERVING" }),
+  Check: (call, callback) => {
+    const service = call.request.service ?? "";
+    if (service === "" || service === "ready") callback(null, { status: "SERVING" });
+    else callback({ code: grpc.status.NOT_FOUND, details: "unknown service" });
+  },
   Watch: (call) => call.end(),
 });
 server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err) => {

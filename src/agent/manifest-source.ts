@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { decodePods } from "../api/decode.js";
 import { formatFieldErrors } from "../api/field-errors.js";
+import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
@@ -24,6 +25,8 @@ export interface SourceReport {
   admitted: string[];
   /** Human-readable errors, each prefixed by the pod or file they concern. */
   errors: string[];
+  /** Probe linter warnings of the admitted pods (src/api/probe-lint.ts), each prefixed by its pod. */
+  warnings: string[];
 }
 
 /**
@@ -31,7 +34,7 @@ export interface SourceReport {
  * Any syntax, decode or validation error rejects the whole text and changes nothing running.
  */
 export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
-  const report: SourceReport = { source, admitted: [], errors: [] };
+  const report: SourceReport = { source, admitted: [], errors: [], warnings: [] };
   const decoded = decodePods(text, fileName);
   if (!decoded.ok) {
     report.errors.push(...decoded.errors);
@@ -40,6 +43,7 @@ export function applyManifest(admitter: PodAdmitter, text: string, fileName: str
   for (const pod of decoded.value) {
     const checked = defaultAndValidatePod(pod);
     if (!checked.ok) report.errors.push(`${fileName}: Pod "${pod.metadata?.name ?? ""}" is invalid:`, ...formatFieldErrors(checked.errors).map((e) => `  * ${e}`));
+    else report.warnings.push(...lintPod(checked.pod).map((w) => `${fileName}: pod/${pod.metadata.name ?? ""}: ${w}`));
   }
   if (report.errors.length > 0) return report;
   const keep = new Set<string>();

@@ -184,3 +184,13 @@ test("sameDesiredState compares the defaulted spec, labels and annotations, not 
   assert.equal(sameDesiredState(served, { ...base, metadata: { ...base.metadata, annotations: { x: "y" } } }), false);
   assert.equal(sameDesiredState(served, { ...base, spec: { ...base.spec, terminationGracePeriodSeconds: 5 } }), false);
 });
+
+test("apply prints the probe linter's findings as warnings and still creates the pod", async (t) => {
+  const { api, server, file } = await setup(t);
+  const path = await file("risky.yaml", WEB.replace("readinessProbe:", "livenessProbe:\n      tcpSocket: {port: 8080}\n      failureThreshold: 1\n    readinessProbe:"));
+  const { ctx, out, err } = capture();
+  assert.equal(await runApplyCommand(["-f", path, "--server", server.url], ctx), 0);
+  assert.equal(out(), "pod/web created\n");
+  assert.equal(err(), "Warning: pod/web: spec.containers[0].livenessProbe.failureThreshold: 1 restarts the container after a single failed probe; one slow answer (a GC pause, a busy disk) is enough\n");
+  assert.equal(api.listPods().length, 1);
+});

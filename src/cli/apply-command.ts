@@ -1,20 +1,19 @@
 // `probelet apply -f FILE...`: creates the pods of multi-document YAML/JSON manifests through the
 // agent, like kubectl apply. Pods are immutable, so a pod whose spec (or labels, annotations)
 // changed is deleted, awaited until gone, and created again ("configured").
-import { decodePods } from "../api/decode.js";
 import { defaultPod } from "../api/defaults.js";
 import { formatFieldErrorBody, formatInvalidObject } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
+import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { UsageError } from "./args.js";
-import { readInputFile } from "./input-file.js";
+import { manifestFiles, readManifests } from "./input-file.js";
 import {
   CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
 } from "./client.js";
 import { waitUntilGone, WAIT_SLACK_MS } from "./delete-command.js";
 import type { CommandContext } from "./probe-command.js";
-import { InvalidInputError } from "./probe-spec.js";
 
 /** APPLY_HELP is the text of `probelet apply --help`. */
 export const APPLY_HELP = `Usage:
@@ -34,12 +33,6 @@ ${CLIENT_FLAGS_HELP}
 
 const OPTIONS = { ...CLIENT_OPTIONS, filename: { type: "string", short: "f", multiple: true } } as const;
 
-/** Manifest is one pod to apply and the source it came from (for messages). */
-interface Manifest {
-  pod: Pod;
-  source: string;
-}
-
 /** runApplyCommand runs `probelet apply ARGS…`: exit 0 when every pod applied, 1 otherwise, 2 for bad manifests. */
 export async function runApplyCommand(argv: readonly string[], ctx: CommandContext): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, OPTIONS);
@@ -47,18 +40,8 @@ export async function runApplyCommand(argv: readonly string[], ctx: CommandConte
     ctx.stdout(APPLY_HELP);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0] ?? ""}": give manifests with -f FILE`);
-  const files = values.filename ?? [];
-  if (files.length === 0) throw new UsageError("must specify -f FILE");
   // Every manifest is read and decoded before anything is sent: bad input changes nothing.
-  const manifests: Manifest[] = [];
-  for (const file of files) {
-    const source = file === "-" ? "STDIN" : file;
-    const text = await readInputFile(file, () => ctx.readStdin());
-    const decoded = decodePods(text, source);
-    if (!decoded.ok) throw new InvalidInputError(`error validating "${source}"`, decoded.errors);
-    manifests.push(...decoded.value.map((pod) => ({ pod, source })));
-  }
+  const manifests = await readManifests(manifestFiles(values.filename, positionals), () => ctx.readStdin());
   if (manifests.length === 0) {
     ctx.stderr("error: no objects passed to apply\n");
     return 1;
@@ -70,6 +53,11 @@ export async function runApplyCommand(argv: readonly string[], ctx: CommandConte
       throw new UsageError(`the namespace from the provided object "${own}" does not match the namespace "${explicitNamespace}". You must pass '--namespace=${own}' to perform this operation.`);
     }
     pod.metadata.namespace = own || explicitNamespace || "default";
+  }
+  // The probe linter's findings, as kubectl shows an API server's warnings; the agent runs these pods as they are.
+  for (const { pod } of manifests) {
+    const checked = defaultAndValidatePod(pod);
+    if (checked.ok) for (const warning of lintPod(checked.pod)) ctx.stderr(`Warning: pod/${pod.metadata.name ?? ""}: ${warning}\n`);
   }
   const client = clientFromFlags(values, ctx.signal);
   const clock = ctx.clock ?? systemClock;

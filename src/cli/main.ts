@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `probelet` command: a small dispatcher over subcommands (today `probe`; `run`, `get`,
-// `describe`… plug into COMMANDS). Errors never surface as stack traces: usage and validation
+// The `probelet` command: a small dispatcher over the subcommands in COMMANDS (probe, run, get,
+// describe, logs, apply, delete, lint), each loaded on first use. Errors never surface as stack traces: usage and validation
 // problems print `error: …` and exit 2, anything else exits 1.
 import { readFile, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -38,6 +38,7 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
   logs: { summary: "print or follow a container's log", load: async () => (await import("./logs-command.js")).runLogsCommand },
   apply: { summary: "create pods from manifests (a changed pod is replaced)", load: async () => (await import("./apply-command.js")).runApplyCommand },
   delete: { summary: "delete pods gracefully", load: async () => (await import("./delete-command.js")).runDeleteCommand },
+  lint: { summary: "warn about risky probe configurations in Pod manifests", load: async () => (await import("./lint-command.js")).runLintCommand },
 };
 
 /** MAIN_HELP is the text of `probelet --help`. */

@@ -74,7 +74,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   await agent.restore();
   let failed = false;
   for (const { name, text } of texts) {
-    const report = applyManifest(agent, text, name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
+    const report = applyManifest(agent, text, name === "-" ? "STDIN" : name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
+    for (const warning of report.warnings) ctx.stderr(`Warning: ${warning}\n`);
     if (report.errors.length > 0) {
       ctx.stderr(`error: ${report.errors.join("\n")}\n`);
       failed = true;
@@ -86,6 +87,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return 2;
   }
   const dir = values.manifests === undefined ? undefined : new ManifestDirectory(values.manifests, agent, clock, logger.child("manifests"), (r) => {
+    for (const w of r.warnings) ctx.stderr(`Warning: ${w}\n`);
     for (const e of r.errors) ctx.stderr(`error: ${e}\n`);
   });
   let server;

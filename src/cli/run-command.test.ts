@@ -1,0 +1,38 @@
+// `probelet run` as a user runs it: the built CLI with a manifest on stdin.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { runCli } from "../../test/cli-harness.js";
+
+const RISKY = `apiVersion: v1
+kind: Pod
+metadata: {name: risky}
+spec:
+  containers:
+  - name: app
+    command: ["sleep", "30"]
+    livenessProbe:
+      exec: {command: ["true"]}
+      failureThreshold: 1
+`;
+
+test("run prints the probe linter's findings as warnings and runs the pod as it is", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-run-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  let sawPod = false;
+  const run = await runCli(["run", "-f", "-", "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")], {
+    input: RISKY,
+    // The live view's first line for the pod: it was admitted; then stop the agent as Ctrl-C would.
+    onStdout: (soFar, kill) => {
+      if (!sawPod && /^pod\s+default\/risky\b/m.test(soFar)) {
+        sawPod = true;
+        kill("SIGINT");
+      }
+    },
+  });
+  assert.ok(sawPod, run.stdout + run.stderr);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /^Warning: STDIN: pod\/risky: spec\.containers\[0\]\.livenessProbe\.failureThreshold: 1 restarts the container after a single failed probe/m);
+});
