@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HostCommandRunner, MemoryEventRecorder, ProbeManager, type Pod, type PodStatus } from "./index.js";
+import { HostCommandRunner, MemoryEventRecorder, ProbeHistory, ProbeManager, type Pod, type PodStatus } from "./index.js";
 
 test("library: the README's ProbeManager example drives readiness from a real HTTP server", async (t) => {
   let healthy = true;
@@ -26,7 +26,8 @@ test("library: the README's ProbeManager example drives readiness from a real HT
   const runner = new HostCommandRunner();
   t.after(() => runner.close());
   const recorder = new MemoryEventRecorder();
-  const manager = new ProbeManager({ statusProvider: { getPodStatus: () => status }, runner, recorder });
+  const history = new ProbeHistory();
+  const manager = new ProbeManager({ statusProvider: { getPodStatus: () => status }, runner, recorder, onProbe: (worker, record) => history.record(worker, record) });
   const seen: string[] = [];
   const changed = new Promise<void>((resolve) =>
     manager.readinessManager.subscribe((u) => {
@@ -41,4 +42,7 @@ test("library: the README's ProbeManager example drives readiness from a real HT
   assert.deepEqual(seen, ["Failure", "Success", "Failure"]);
   assert.ok(recorder.strings().includes("Warning Unhealthy Readiness probe failed: HTTP probe failed with statuscode: 503"));
   assert.equal(manager.workerCount(), 0);
+  const last = history.list("uid-1").at(-1);
+  assert.equal(last?.result, "Failure");
+  assert.equal(last?.output, "HTTP probe failed with statuscode: 503");
 });

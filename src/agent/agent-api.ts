@@ -2,6 +2,7 @@
 // the create/delete operations, in core/v1 shapes. The HTTP server (src/server/) depends on
 // this interface only, never on the agent's internals.
 import type { ObjectMeta, Pod } from "../api/types.js";
+import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
 export interface ObjectReference {
@@ -110,6 +111,8 @@ export interface AgentApi {
   watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void;
   /** readLogs streams a container's log as plain text lines (CRI framing removed). Throws ApiError. */
   readLogs(request: LogRequest): AsyncIterable<string>;
+  /** probeHistory returns a pod's last probes, oldest first; throws ApiError NotFound. */
+  probeHistory(namespace: string, name: string): ProbeHistoryEntry[];
   /** probeMetrics renders the kubelet's prober metrics in Prometheus text format. */
   probeMetrics(): Promise<string>;
   /** agentMetrics renders the agent's own metrics in Prometheus text format. */

@@ -13,6 +13,7 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
+import { ProbeHistory, type ProbeHistoryEntry } from "../prober/probe-history.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -63,6 +64,8 @@ export class Agent implements AgentApi {
   readonly statusManager: StatusManager;
   readonly events: EventStore;
   readonly proberMetrics = new ProberMetrics();
+  /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
+  private readonly history = new ProbeHistory();
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
   private readonly clock: Clock;
@@ -110,6 +113,7 @@ export class Agent implements AgentApi {
       clock: this.clock,
       logger: this.logger,
       metrics: this.proberMetrics,
+      onProbe: (worker, record) => this.history.record(worker, record),
       ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
     });
     this.syncer = new PodSyncer({
@@ -380,6 +384,7 @@ export class Agent implements AgentApi {
     }
     const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
+    this.history.forget(uid);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
     this.emitPod("DELETED", gone);
   }
@@ -481,6 +486,10 @@ export class Agent implements AgentApi {
     const pod = this.getPod(request.namespace, request.name);
     const worker = this.workers.get(pod.metadata.uid ?? "")!;
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
+  }
+
+  probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
+    return this.history.list(this.getPod(namespace, name).metadata.uid ?? "");
   }
 
   probeMetrics(): Promise<string> {

@@ -5,6 +5,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import { goQuote } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
+import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import { UsageError } from "./args.js";
 
 /** DEFAULT_SERVER is the agent's status API when neither --server nor PROBELET_SERVER is set. */
@@ -132,6 +133,22 @@ export class StatusClient {
   async listEvents(namespace: string | undefined, fieldSelector?: string): Promise<KubeEvent[]> {
     const query = fieldSelector === undefined ? "" : `?fieldSelector=${encodeURIComponent(fieldSelector)}`;
     const list = (await this.json("GET", eventsPath(namespace) + query)) as { items?: KubeEvent[] };
+    return list.items ?? [];
+  }
+
+  /**
+   * listPodEvents lists a pod's events as kubectl describe selects them: by the pod's name,
+   * namespace and UID, so the events of an older pod of the same name are left out.
+   */
+  async listPodEvents(namespace: string, pod: Pod): Promise<KubeEvent[]> {
+    const name = pod.metadata.name ?? "";
+    const selector = [`involvedObject.name=${name}`, `involvedObject.namespace=${namespace}`, ...(pod.metadata.uid ? [`involvedObject.uid=${pod.metadata.uid}`] : [])];
+    return this.listEvents(namespace, selector.join(","));
+  }
+
+  /** probeHistory fetches a pod's last probes, oldest first. */
+  async probeHistory(namespace: string, name: string): Promise<ProbeHistoryEntry[]> {
+    const list = (await this.json("GET", `${podPath(namespace, name)}/probes`)) as { items?: ProbeHistoryEntry[] };
     return list.items ?? [];
   }
 
@@ -313,4 +330,28 @@ export function reportClientError(err: unknown, stderr: (text: string) => void, 
   else if (signal.aborted) return 130;
   else throw err;
   return 1;
+}
+
+/**
+ * forEachPod runs `each` for every pod name in turn. A pod the server refuses (a Status such as
+ * NotFound) is reported on stderr as kubectl reports it and makes the exit code 1, as does `each`
+ * resolving false (it has reported the failure itself); the other names still run. Any other failure
+ * ends the loop with reportClientError's code (130 once the user interrupted).
+ */
+export async function forEachPod(names: readonly string[], ctx: { stderr: (text: string) => void; signal: AbortSignal }, each: (name: string) => Promise<boolean>): Promise<number> {
+  let code = 0;
+  try {
+    for (const name of names) {
+      try {
+        if ((await each(name)) === false) code = 1;
+      } catch (err) {
+        if (!(err instanceof ServerStatusError)) throw err;
+        ctx.stderr(`${err.message}\n`);
+        code = 1;
+      }
+    }
+    return code;
+  } catch (err) {
+    return reportClientError(err, ctx.stderr, ctx.signal);
+  }
 }

@@ -4,7 +4,7 @@ import type { Clock } from "../util/clock.js";
 import { systemClock } from "../util/clock.js";
 import { parseInteger, UsageError } from "./args.js";
 import {
-  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
+  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, type StatusClient,
 } from "./client.js";
 import type { CommandContext } from "./probe-command.js";
 
@@ -63,29 +63,17 @@ export async function runDeleteCommand(argv: readonly string[], ctx: CommandCont
   const namespace = values.namespace ?? "default";
   const client = clientFromFlags(values, ctx.signal);
   const clock = ctx.clock ?? systemClock;
-  let code = 0;
-  try {
-    for (const name of names) {
-      try {
-        const pod = await client.deletePod(namespace, name, grace >= 0 ? grace : undefined);
-        ctx.stdout(`pod "${name}" ${immediate ? "force deleted" : "deleted"}\n`);
-        if (!wait) continue;
-        const seconds = pod.metadata.deletionGracePeriodSeconds ?? (grace >= 0 ? grace : (pod.spec.terminationGracePeriodSeconds ?? 30));
-        if (!(await waitUntilGone(client, namespace, name, pod.metadata.uid, seconds * 1000 + WAIT_SLACK_MS, clock, ctx.signal))) {
-          if (ctx.signal.aborted) return 130;
-          ctx.stderr(`error: timed out waiting for the condition on pods/${name}\n`);
-          code = 1;
-        }
-      } catch (err) {
-        if (!(err instanceof ServerStatusError)) throw err;
-        ctx.stderr(`${err.message}\n`);
-        code = 1;
-      }
-    }
-    return code;
-  } catch (err) {
-    return reportClientError(err, ctx.stderr, ctx.signal);
-  }
+  return forEachPod(names, ctx, async (name) => {
+    const pod = await client.deletePod(namespace, name, grace >= 0 ? grace : undefined);
+    ctx.stdout(`pod "${name}" ${immediate ? "force deleted" : "deleted"}\n`);
+    if (!wait) return true;
+    const seconds = pod.metadata.deletionGracePeriodSeconds ?? (grace >= 0 ? grace : (pod.spec.terminationGracePeriodSeconds ?? 30));
+    if (await waitUntilGone(client, namespace, name, pod.metadata.uid, seconds * 1000 + WAIT_SLACK_MS, clock, ctx.signal)) return true;
+    // Interrupted: forEachPod ends the command with 130.
+    if (ctx.signal.aborted) throw new Error("interrupted");
+    ctx.stderr(`error: timed out waiting for the condition on pods/${name}\n`);
+    return false;
+  });
 }
 
 /**

@@ -60,6 +60,23 @@ test("describe pod NAME prints the layout with the probe line and only this pod'
   );
 });
 
+test("describe pod NAME shows the agent's probe history before the events", async (t) => {
+  const { api, server } = await setup(t);
+  api.recordProbe("default", "web", {
+    time: "2026-01-01T00:04:50Z", container: "app", probeType: "readiness", containerID: "process://1", result: "Failure",
+    handlerResult: "failure", output: "HTTP probe failed with statuscode: 503", latencyMs: 3.2, run: 2, threshold: 3,
+  });
+  const { ctx, out } = capture();
+  assert.equal(await runDescribeCommand(["pod", "web", "--server", server.url], ctx), 0);
+  assert.ok(
+    out().includes(
+      "Probe History:\n  Container  Probe      Result          Latency  Age  Output\n  ---------  -----      ------          -------  ---  ------\n" +
+        "  app        readiness  failure 2 of 3  3ms      10s  HTTP probe failed with statuscode: 503\nEvents:\n",
+    ),
+    out(),
+  );
+});
+
 test("describe without a NAME describes every pod of the namespace; pod/NAME works too", async (t) => {
   const { server } = await setup(t);
   const all = capture();

@@ -1,8 +1,9 @@
-// `probelet describe pod [NAME...]`: fetches each pod and its events from the agent and prints
-// kubectl's describe layout (describe-pod.ts). Without a NAME every pod of the namespace is described.
+// `probelet describe pod [NAME...]`: fetches each pod, its events and its probe history from the
+// agent and prints kubectl's describe layout (describe-pod.ts). Without a NAME every pod of the
+// namespace is described.
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError } from "./client.js";
 import { describePod } from "./describe-pod.js";
 import type { CommandContext } from "./probe-command.js";
 
@@ -12,7 +13,8 @@ export const DESCRIBE_HELP = `Usage:
 
 Shows a pod as kubectl describe does: containers with their state, restart count and probes
 (e.g. "Liveness: http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3"),
-conditions and the pod's events. Without a NAME, every pod of the namespace.
+conditions, the pod's last probes (result, "failure 2 of 3", latency, output) and its events.
+Without a NAME, every pod of the namespace.
 
 Flags:
 ${CLIENT_FLAGS_HELP}
@@ -34,30 +36,25 @@ export async function runDescribeCommand(argv: readonly string[], ctx: CommandCo
   const namespace = values.namespace ?? "default";
   const client = clientFromFlags(values, ctx.signal);
   const clock = ctx.clock ?? systemClock;
-  let code = 0;
-  try {
-    const pods = names.length > 0 ? names : (await client.listPods(namespace)).map((p) => p.metadata.name ?? "");
+  let pods = names;
+  if (pods.length === 0) {
+    try {
+      pods = (await client.listPods(namespace)).map((p) => p.metadata.name ?? "");
+    } catch (err) {
+      return reportClientError(err, ctx.stderr, ctx.signal);
+    }
     if (pods.length === 0) {
       ctx.stderr(`No resources found in ${namespace} namespace.\n`);
       return 0;
     }
-    let first = true;
-    for (const name of pods) {
-      try {
-        const pod = await client.getPod(namespace, name);
-        // kubectl searches the events by the pod's name, namespace and UID (a same-named older pod's are not shown).
-        const selector = [`involvedObject.name=${name}`, `involvedObject.namespace=${namespace}`, ...(pod.metadata.uid ? [`involvedObject.uid=${pod.metadata.uid}`] : [])];
-        const events = await client.listEvents(namespace, selector.join(","));
-        ctx.stdout((first ? "" : "\n\n") + describePod(pod, events, { now: clock.now() }));
-        first = false;
-      } catch (err) {
-        if (!(err instanceof ServerStatusError)) throw err;
-        ctx.stderr(`${err.message}\n`);
-        code = 1;
-      }
-    }
-    return code;
-  } catch (err) {
-    return reportClientError(err, ctx.stderr, ctx.signal);
   }
+  let first = true;
+  return forEachPod(pods, ctx, async (name) => {
+    const pod = await client.getPod(namespace, name);
+    const events = await client.listPodEvents(namespace, pod);
+    const probeHistory = await client.probeHistory(namespace, name);
+    ctx.stdout((first ? "" : "\n\n") + describePod(pod, events, { now: clock.now(), probeHistory }));
+    first = false;
+    return true;
+  });
 }

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod, Probe } from "../api/types.js";
-import { alignTabs, describePod, describeProbe, eventAge, formatRfc1123z } from "./describe-pod.js";
+import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import { alignTabs, DESCRIBE_HISTORY_ROWS, describePod, describeProbe, eventAge, formatLatency, formatRfc1123z } from "./describe-pod.js";
 
 const NOW = Date.parse("2026-01-01T00:10:00Z");
 
@@ -147,6 +148,43 @@ const WEB_DESCRIBED = [
 
 test("describePod renders kubectl's layout: header, container state, probes, conditions, events oldest first", () => {
   assert.equal(describePod(webPod(), EVENTS, { now: NOW, utcOffsetMinutes: 0 }), WEB_DESCRIBED);
+});
+
+/** probeEntry is one liveness failure of container app, `ago` ms before NOW. */
+function probeEntry(ago: number, run: number, output = "HTTP probe failed with statuscode: 500"): ProbeHistoryEntry {
+  return { time: new Date(NOW - ago).toISOString(), container: "app", probeType: "liveness", containerID: "process://a1", result: "Failure", handlerResult: "failure", output, latencyMs: 2.4, run, threshold: 3 };
+}
+
+test("describePod shows the probe history between the pod and its events, aligned on its own", () => {
+  const history = [probeEntry(20_000, 1), probeEntry(10_000, 2, "line one\n  line two"), { ...probeEntry(5_000, 1, ""), result: "Success" as const, handlerResult: "success", threshold: 1, latencyMs: 0.4 }];
+  const text = describePod(webPod(), EVENTS, { now: NOW, utcOffsetMinutes: 0, probeHistory: history });
+  const start = text.indexOf("Probe History:");
+  assert.ok(start > text.indexOf("Tolerations:") && start < text.indexOf("Events:"), text);
+  assert.deepEqual(text.slice(start, text.indexOf("Events:")).split("\n"), [
+    "Probe History:",
+    "  Container  Probe     Result          Latency  Age  Output",
+    "  ---------  -----     ------          -------  ---  ------",
+    "  app        liveness  failure 1 of 3  2ms      20s  HTTP probe failed with statuscode: 500",
+    "  app        liveness  failure 2 of 3  2ms      10s  line one line two",
+    "  app        liveness  success         400µs    5s   <none>",
+    "",
+  ]);
+  // The rest of the layout is unchanged.
+  assert.equal(text.replace(text.slice(start, text.indexOf("Events:")), ""), WEB_DESCRIBED);
+});
+
+test("describePod shows only the newest probes and says how many there are", () => {
+  const history = Array.from({ length: DESCRIBE_HISTORY_ROWS + 5 }, (_, i) => probeEntry(60_000 - i * 1000, (i % 3) + 1));
+  const text = describePod(webPod(), [], { now: NOW, utcOffsetMinutes: 0, probeHistory: history });
+  assert.match(text, new RegExp(`Probe History \\(last ${DESCRIBE_HISTORY_ROWS} of ${DESCRIBE_HISTORY_ROWS + 5}\\):`));
+  assert.equal(text.split("\n").filter((l) => l.startsWith("  app ")).length, DESCRIBE_HISTORY_ROWS);
+  assert.match(text, /\nEvents: {2}<none>\n$/);
+});
+
+test("formatLatency", () => {
+  for (const [ms, want] of [[0.25, "250µs"], [1, "1ms"], [12.6, "13ms"], [999, "999ms"], [1500, "1.5s"], [10_000, "10s"]] as const) {
+    assert.equal(formatLatency(ms), want, String(ms));
+  }
 });
 
 test("describePod without status or events: Events: <none> joins the last aligned block", () => {

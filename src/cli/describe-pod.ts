@@ -4,6 +4,7 @@
 import type { KubeEvent } from "../agent/agent-api.js";
 import { defaultProbe } from "../api/defaults.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe } from "../api/types.js";
+import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
 import { humanDuration } from "./pod-table.js";
 
 /** DescribeOptions fix the clock and the time zone, so the layout is deterministic. */
@@ -12,7 +13,14 @@ export interface DescribeOptions {
   now: number;
   /** Minutes east of UTC for the RFC 1123 times; default: this machine's zone at each instant. */
   utcOffsetMinutes?: number;
+  /** The pod's last probes (the agent's probe history), shown before the events when there are any. */
+  probeHistory?: readonly ProbeHistoryEntry[];
 }
+
+/** DESCRIBE_HISTORY_ROWS is how many of the newest probes describe shows; the API has them all. */
+export const DESCRIBE_HISTORY_ROWS = 10;
+/** DESCRIBE_OUTPUT_CHARS shortens a probe's output to one readable cell. */
+const DESCRIBE_OUTPUT_CHARS = 100;
 
 const L1 = "  ";
 const L2 = "    ";
@@ -51,9 +59,35 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) lines.push("Conditions:", `${L1}Type\tStatus`, ...conditions.map((c) => `${L1}${c.type} \t${c.status} `));
   lines.push("Volumes:\t<none>", `QoS Class:\t${qosClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
-  if (events.length === 0) return alignTabs([...lines, "Events:\t<none>"]);
-  // kubectl flushes its tabwriter before the events table: it is aligned on its own.
-  return alignTabs(lines) + alignTabs(eventLines(events, options.now));
+  const history = options.probeHistory ?? [];
+  // kubectl flushes its tabwriter before the events table: it is aligned on its own, and so is the
+  // probe history (ours) that comes before it.
+  const historyText = history.length === 0 ? "" : alignTabs(probeHistoryLines(history, options.now));
+  if (events.length === 0) return historyText === "" ? alignTabs([...lines, "Events:\t<none>"]) : alignTabs(lines) + historyText + alignTabs(["Events:\t<none>"]);
+  return alignTabs(lines) + historyText + alignTabs(eventLines(events, options.now));
+}
+
+/** probeHistoryLines is the Probe History table: the newest probes, oldest first, with their age. */
+function probeHistoryLines(history: readonly ProbeHistoryEntry[], now: number): string[] {
+  const shown = history.slice(-DESCRIBE_HISTORY_ROWS);
+  const title = shown.length < history.length ? `Probe History (last ${shown.length} of ${history.length}):` : "Probe History:";
+  return [
+    title,
+    `${L1}Container\tProbe\tResult\tLatency\tAge\tOutput`,
+    `${L1}---------\t-----\t------\t-------\t---\t------`,
+    ...shown.map((e) => {
+      const output = e.output.replace(/\s+/g, " ").trim();
+      const cell = output.length > DESCRIBE_OUTPUT_CHARS ? `${output.slice(0, DESCRIBE_OUTPUT_CHARS)}…` : output;
+      return `${L1}${e.container}\t${e.probeType}\t${describeRun(e)}\t${formatLatency(e.latencyMs)}\t${since(e.time, now)}\t${cell === "" ? "<none>" : cell}`;
+    }),
+  ];
+}
+
+/** formatLatency renders a probe's latency: `850µs`, `12ms`, `1.5s`. */
+export function formatLatency(ms: number): string {
+  if (ms < 1) return `${Math.round(ms * 1000)}µs`;
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  return `${Math.round(ms / 100) / 10}s`;
 }
 
 /** describeProbe is kubectl's one-line probe summary, e.g. `http-get http://:8080/healthz delay=0s timeout=1s period=10s #success=1 #failure=3`. */

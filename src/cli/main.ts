@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `probelet` command: a small dispatcher over the subcommands in COMMANDS (probe, run, get,
-// describe, logs, apply, delete, lint), each loaded on first use. Errors never surface as stack traces: usage and validation
-// problems print `error: …` and exit 2, anything else exits 1.
+// describe, explain, logs, apply, delete, lint), each loaded on first use. Errors never surface as
+// stack traces: usage and validation problems print `error: …` and exit 2, anything else exits 1.
 import { readFile, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +34,10 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
   describe: {
     summary: "show a pod in detail: containers, probes, conditions, events",
     load: async () => (await import("./describe-command.js")).runDescribeCommand,
+  },
+  explain: {
+    summary: "say why a pod is not Ready and why its containers restarted",
+    load: async () => (await import("./explain-command.js")).runExplainCommand,
   },
   logs: { summary: "print or follow a container's log", load: async () => (await import("./logs-command.js")).runLogsCommand },
   apply: { summary: "create pods from manifests (a changed pod is replaced)", load: async () => (await import("./apply-command.js")).runApplyCommand },

@@ -228,3 +228,16 @@ test("a declared body far over the limit is answered 413 at once, without readin
   assert.match(received, /\r\nConnection: close\r\n/i);
   assert.match(received, /"message":"Request entity too large: limit is 1048576"/);
 });
+
+test("GET /api/v1/namespaces/{ns}/pods/{name}/probes returns the pod's probe history, or a 404 Status", async () => {
+  const entry = { time: "2026-01-01T00:00:01.000Z", container: "app", probeType: "liveness" as const, containerID: "process://1", result: "Success" as const, output: "", latencyMs: 1.5, run: 1, threshold: 1 };
+  api.recordProbe("default", "web", entry);
+  const ok = await call("GET", "/api/v1/namespaces/default/pods/web/probes");
+  assert.equal(ok.code, 200);
+  assert.deepEqual(ok.json, { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata: { namespace: "default", name: "web" }, items: [entry] });
+  const empty = await call("GET", "/api/v1/namespaces/default/pods/cache/probes");
+  assert.deepEqual((empty.json as { items: unknown[] }).items, []);
+  const missing = await call("GET", "/api/v1/namespaces/default/pods/nope/probes");
+  assert.equal(missing.code, 404);
+  assert.deepEqual(missing.json, status(404, "NotFound", 'pods "nope" not found', { name: "nope", kind: "pods" }));
+});

@@ -1,7 +1,8 @@
-// The pod resource: list and watch, get, create (JSON or YAML), graceful delete, and logs, with
-// the API server's paths, status codes and error texts.
+// The pod resource: list and watch, get, create (JSON or YAML), graceful delete, logs and probe
+// history, with the API server's paths, status codes and error texts.
 import type { LogRequest, WatchEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
+import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import { serveLogs } from "./log-stream.js";
 import { nonNegativeInt, queryBool, queryNonNegativeInt } from "./query.js";
 import { decodeObjectBody, mediaType, readBody } from "./request-body.js";
@@ -94,6 +95,22 @@ export async function deletePod(ctx: RequestContext): Promise<void> {
   }
   const pod = grace === undefined ? ctx.api.deletePod(ns, name) : ctx.api.deletePod(ns, name, grace);
   sendJson(ctx.res, 200, asPod(pod));
+}
+
+/** ProbeHistoryList is what GET …/pods/{name}/probes answers: the pod's last probes, oldest first. */
+export interface ProbeHistoryList {
+  kind: "ProbeHistoryList";
+  apiVersion: "probelet/v1alpha1";
+  metadata: { namespace: string; name: string };
+  items: ProbeHistoryEntry[];
+}
+
+/** podProbes serves GET /api/v1/namespaces/{ns}/pods/{name}/probes (beyond the API server: probe history). */
+export function podProbes(ctx: RequestContext): void {
+  const { ns = "", name = "" } = ctx.params;
+  ctx.subject.name = name;
+  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata: { namespace: ns, name }, items: ctx.api.probeHistory(ns, name) };
+  sendJson(ctx.res, 200, list);
 }
 
 /** podLogs serves GET /api/v1/namespaces/{ns}/pods/{name}/log (container, previous, follow, tailLines, timestamps). */

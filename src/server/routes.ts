@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AgentApi } from "../agent/agent-api.js";
 import type { Logger } from "../util/logger.js";
 import { listEvents } from "./event-handlers.js";
-import { createPod, deletePod, getPod, kubeletPods, listPods, podLogs } from "./pod-handlers.js";
+import { createPod, deletePod, getPod, kubeletPods, listPods, podLogs, podProbes } from "./pod-handlers.js";
 import { PROMETHEUS_CONTENT_TYPE, sendBody, sendText } from "./respond.js";
 import type { ErrorSubject } from "./status-object.js";
 import type { StreamTracker } from "./stream-tracker.js";
@@ -59,6 +59,7 @@ export const ROUTES: readonly Route[] = [
   { pattern: "/api/v1/namespaces/:ns/pods", methods: { GET: listPods, POST: createPod } },
   { pattern: "/api/v1/namespaces/:ns/pods/:name", methods: { GET: getPod, DELETE: deletePod } },
   { pattern: "/api/v1/namespaces/:ns/pods/:name/log", methods: { GET: podLogs } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes", methods: { GET: podProbes } },
   { pattern: "/api/v1/namespaces/:ns/events", methods: { GET: listEvents } },
 ];
 

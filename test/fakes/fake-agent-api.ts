@@ -4,6 +4,7 @@
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import { formatFieldErrorBody, formatInvalidObject, invalid, required, type FieldError } from "../../src/api/field-errors.js";
 import type { Pod } from "../../src/api/types.js";
+import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
 
 /** FAKE_TIME is the timestamp the fake writes everywhere (creation, deletion, log lines). */
 export const FAKE_TIME = "2026-01-01T00:00:00Z";
@@ -36,6 +37,7 @@ export class FakeAgentApi implements AgentApi {
   private readonly pods = new Map<string, Pod>();
   private readonly events: KubeEvent[] = [];
   private readonly logs = new Map<string, LogLine[]>();
+  private readonly probes = new Map<string, ProbeHistoryEntry[]>();
   private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
   private readonly eventWatchers = new Set<(e: WatchEvent<KubeEvent>) => void>();
   private readonly followers = new Set<Follower>();
@@ -90,6 +92,14 @@ export class FakeAgentApi implements AgentApi {
     for (const text of lines) log.push({ time: FAKE_TIME, text });
     this.logs.set(key(namespace, name, container), log);
     for (const wake of [...this.followers]) wake();
+  }
+
+  /** recordProbe appends an entry to a pod's probe history. */
+  recordProbe(namespace: string, name: string, entry: ProbeHistoryEntry): void {
+    this.mustGet(namespace, name);
+    const list = this.probes.get(key(namespace, name)) ?? [];
+    list.push(entry);
+    this.probes.set(key(namespace, name), list);
   }
 
   listPods(namespace?: string): Pod[] {
@@ -173,6 +183,11 @@ export class FakeAgentApi implements AgentApi {
     } finally {
       this.activeLogReaders--;
     }
+  }
+
+  probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
+    this.mustGet(namespace, name);
+    return structuredClone(this.probes.get(key(namespace, name)) ?? []);
   }
 
   /** probeMetrics resolves with probeMetricsText (rejects if it is an Error). */

@@ -1,0 +1,204 @@
+// `probelet explain pod`'s text: why a pod is not Ready and why its containers restarted, in
+// words, from the pod's status, its events and the agent's probe history. Beyond the kubelet and
+// kubectl, which leave that reading to the user. Pure: no I/O.
+import type { KubeEvent } from "../agent/agent-api.js";
+import { fieldPathFor } from "../agent/kube-events.js";
+import { defaultProbe } from "../api/defaults.js";
+import type { Container, ContainerStatus, Pod, Probe } from "../api/types.js";
+import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { ProbeType } from "../prober/probe-type.js";
+import { formatLatency, since } from "./describe-pod.js";
+
+/** ExplainInput is everything explainPod reads; `now` in ms since the epoch. */
+export interface ExplainInput {
+  pod: Pod;
+  events: readonly KubeEvent[];
+  history: readonly ProbeHistoryEntry[];
+  now: number;
+}
+
+/** KILL_EVENT_SLACK_MS is how far a Killing event may lie outside an instance's lifetime and still explain its end. */
+const KILL_EVENT_SLACK_MS = 2000;
+
+const PROBE_WORD: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
+
+/** explainPod renders the explanation: a headline, then why not Ready, then why containers restarted. */
+export function explainPod(input: ExplainInput): string {
+  const { pod } = input;
+  const name = `pod/${pod.metadata.name ?? ""}`;
+  const status = pod.status ?? {};
+  const phase = status.phase ?? "Pending";
+  const restarts = restartLines(input);
+  const out: string[] = [];
+  const ready = status.conditions?.find((c) => c.type === "Ready");
+  if (phase === "Succeeded" || phase === "Failed") {
+    out.push(`${name} has finished: ${phase}${status.reason ? ` (${status.reason})` : ""}.`);
+    out.push(...bullets(finishedLines(input)));
+  } else if (pod.metadata.deletionTimestamp) {
+    out.push(`${name} is being deleted (for ${since(pod.metadata.deletionTimestamp, input.now)}): its containers are no longer Ready and are stopping.`);
+  } else if (ready?.status === "True") {
+    out.push(`${name} is Ready${ready.lastTransitionTime ? ` (for ${since(ready.lastTransitionTime, input.now)})` : ""}: every container passes its readiness check.`);
+  } else {
+    out.push(`${name} is not Ready (${phase}).`);
+    const reasons = notReadyLines(input);
+    out.push(...bullets(reasons.length > 0 ? reasons : ["no container explains it: the status has not caught up yet (the agent updates it within a second)"]));
+  }
+  if (restarts.length > 0) out.push("", "Restarts:", ...bullets(restarts));
+  return `${out.join("\n")}\n`;
+}
+
+function bullets(lines: readonly string[]): string[] {
+  return lines.map((l) => `  - ${l}`);
+}
+
+/** notReadyLines says, container by container, what keeps the pod from Ready. */
+function notReadyLines(input: ExplainInput): string[] {
+  const { pod } = input;
+  const status = pod.status ?? {};
+  const lines: string[] = [];
+  const initStatuses = status.initContainerStatuses ?? [];
+  const initialized = status.conditions?.find((c) => c.type === "Initialized")?.status === "True";
+  if (!initialized) {
+    // Init containers run in order: the first one not done (or not started, for a sidecar) is what waits.
+    for (const c of pod.spec.initContainers ?? []) {
+      const s = initStatuses.find((x) => x.name === c.name);
+      const sidecar = c.restartPolicy === "Always";
+      if (sidecar ? s?.started === true : s?.state?.terminated?.exitCode === 0) continue;
+      lines.push(`${sidecar ? "sidecar" : "init container"} ${c.name} ${containerNotReady(input, c, s, sidecar ? "started" : "completed")}`);
+      return lines;
+    }
+  }
+  for (const c of pod.spec.initContainers ?? []) {
+    if (c.restartPolicy !== "Always") continue;
+    const s = initStatuses.find((x) => x.name === c.name);
+    if (s?.ready !== true && s?.started === true) lines.push(`sidecar ${c.name} ${containerNotReady(input, c, s, "ready")}`);
+  }
+  for (const c of pod.spec.containers) {
+    const s = status.containerStatuses?.find((x) => x.name === c.name);
+    if (s?.ready !== true) lines.push(`container ${c.name} ${containerNotReady(input, c, s, "ready")}`);
+  }
+  const containersReady = status.conditions?.find((c) => c.type === "ContainersReady")?.status === "True";
+  if (containersReady || lines.length === 0) {
+    for (const gate of pod.spec.readinessGates ?? []) {
+      const condition = status.conditions?.find((c) => c.type === gate.conditionType);
+      if (condition?.status !== "True") lines.push(`readiness gate ${gate.conditionType} is ${condition ? condition.status : "not set"}: nothing on this machine sets it`);
+    }
+  }
+  return lines;
+}
+
+/** containerNotReady completes "container NAME …" with what it waits for. */
+function containerNotReady(input: ExplainInput, c: Container, s: ContainerStatus | undefined, goal: "ready" | "started" | "completed"): string {
+  const state = s?.state;
+  if (!s || !state) return "has not been created yet";
+  if (state.waiting) {
+    const { reason = "Waiting", message } = state.waiting;
+    const detail = message ? `: ${message}` : "";
+    if (reason === "CrashLoopBackOff") return `is in CrashLoopBackOff${detail} (it keeps stopping; see Restarts)`;
+    return `is waiting: ${reason}${detail}`;
+  }
+  if (state.terminated) {
+    const t = state.terminated;
+    if (goal === "completed" && t.exitCode === 0) return "has completed";
+    return `has exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ""}${t.finishedAt ? ` ${since(t.finishedAt, input.now)} ago` : ""}`;
+  }
+  const startup = c.startupProbe && defaultProbe(c.startupProbe);
+  if (s.started !== true && startup) {
+    const budget = (startup.failureThreshold ?? 3) * (startup.periodSeconds ?? 10);
+    return `has not passed its startup probe yet: ${probeState(input, c, s, "startup", startup)}; liveness and readiness wait for it, and the container is restarted after ${startup.failureThreshold} failures in a row (${budget}s at period ${startup.periodSeconds}s)`;
+  }
+  if (goal === "completed") return "is still running; the next init container starts when it exits with code 0";
+  if (goal === "started") return "is running but not started yet; the regular containers start after it";
+  const readiness = c.readinessProbe && defaultProbe(c.readinessProbe);
+  if (!readiness) return "has just started: it becomes Ready at the next status update";
+  return `is running but not ready: ${probeState(input, c, s, "readiness", readiness)}`;
+}
+
+/** probeState tells where a probe of the current instance stands, from its newest history entry. */
+function probeState(input: ExplainInput, c: Container, s: ContainerStatus, probeType: ProbeType, probe: Probe): string {
+  const word = `${probeType} probe`;
+  const last = lastEntry(input.history, c.name, probeType, s.containerID);
+  if (!last) {
+    const delay = probe.initialDelaySeconds ?? 0;
+    const startedAt = s.state?.running?.startedAt;
+    if (delay > 0 && startedAt) return `the ${word} has not run yet (initialDelaySeconds ${delay}s; the container started ${since(startedAt, input.now)} ago)`;
+    return `the ${word} has not run yet (period ${probe.periodSeconds}s)`;
+  }
+  const when = `${since(last.time, input.now)} ago`;
+  const output = last.output.trim() === "" ? "" : `: ${oneLine(last.output)}`;
+  if (last.result === "Success") {
+    const needed = probe.successThreshold ?? 1;
+    if (last.run < needed) return `the ${word} succeeded ${last.run} of the ${needed} times in a row it needs (last ${when})`;
+    return `the ${word} succeeds (last ${when}); the status follows within a second`;
+  }
+  const count = last.run <= last.threshold && last.threshold > 1 ? `failure ${last.run} of ${last.threshold}` : `${last.run} time${last.run === 1 ? "" : "s"} in a row`;
+  return `the ${word} fails (${count}, last ${when}, took ${formatLatency(last.latencyMs)})${output}`;
+}
+
+/** restartLines explains, for every container that restarted, why its last instance ended. */
+function restartLines(input: ExplainInput): string[] {
+  const { pod } = input;
+  const status = pod.status ?? {};
+  const all: [Container, ContainerStatus | undefined][] = [
+    ...(pod.spec.initContainers ?? []).map((c): [Container, ContainerStatus | undefined] => [c, status.initContainerStatuses?.find((s) => s.name === c.name)]),
+    ...pod.spec.containers.map((c): [Container, ContainerStatus | undefined] => [c, status.containerStatuses?.find((s) => s.name === c.name)]),
+  ];
+  const lines: string[] = [];
+  for (const [c, s] of all) {
+    if (!s || s.restartCount === 0) continue;
+    const times = `${s.restartCount} time${s.restartCount === 1 ? "" : "s"}`;
+    const last = s.lastState?.terminated;
+    if (!last) {
+      lines.push(`container ${c.name} restarted ${times}.`);
+      continue;
+    }
+    const ago = last.finishedAt ? ` ${since(last.finishedAt, input.now)} ago` : "";
+    lines.push(`container ${c.name} restarted ${times}; the last instance ended${ago}: ${endCause(input, c, last)}. Its log: probelet logs ${pod.metadata.name ?? ""} -c ${c.name} --previous`);
+  }
+  return lines;
+}
+
+/** endCause says why an instance ended: a failed probe, a failed postStart hook, memory, or its own exit. */
+function endCause(input: ExplainInput, c: Container, t: NonNullable<NonNullable<ContainerStatus["lastState"]>["terminated"]>): string {
+  const exit = `exit code ${t.exitCode}${t.reason ? `, ${t.reason}` : ""}`;
+  const fieldPath = fieldPathFor(input.pod, c.name);
+  const begin = Date.parse(t.startedAt ?? "") - KILL_EVENT_SLACK_MS;
+  const end = Date.parse(t.finishedAt ?? "") + KILL_EVENT_SLACK_MS;
+  // An event explains this instance when it was seen during its life. Repeats are aggregated into
+  // one event (count, first and last time), so its span need only overlap the instance's.
+  const during = (e: KubeEvent): boolean =>
+    e.involvedObject.fieldPath === fieldPath && !(Date.parse(e.lastTimestamp) < begin) && !(Date.parse(e.firstTimestamp) > end);
+  const kill = input.events.filter((e) => e.reason === "Killing" && during(e)).at(-1);
+  const probeType = kill?.message.match(/failed (liveness|startup) probe/)?.[1] as ProbeType | undefined;
+  if (probeType) {
+    const probe = defaultProbe((probeType === "liveness" ? c.livenessProbe : c.startupProbe) ?? {});
+    const failed = lastEntry(input.history, c.name, probeType, t.containerID, "Failure");
+    const unhealthy = input.events.filter((e) => e.reason === "Unhealthy" && during(e) && e.message.startsWith(`${PROBE_WORD[probeType]} probe failed: `)).at(-1);
+    const output = failed ? failed.output : unhealthy?.message.slice(`${PROBE_WORD[probeType]} probe failed: `.length);
+    return `its ${probeType} probe failed ${probe.failureThreshold} times in a row (failureThreshold ${probe.failureThreshold}, period ${probe.periodSeconds}s)`
+      + `${output ? `, last with "${oneLine(output)}"` : ""}, so it was killed (${exit}) and started again`;
+  }
+  const hook = input.events.filter((e) => e.reason === "FailedPostStartHook" && during(e)).at(-1);
+  if (hook) return `its postStart hook failed (${oneLine(hook.message)}), so it was killed (${exit})`;
+  if (t.reason === "OOMKilled") return `it ran out of memory and the kernel killed it (${exit})`;
+  return `it exited on its own (${exit}) and restartPolicy ${input.pod.spec.restartPolicy ?? "Always"} started it again`;
+}
+
+/** finishedLines says how each container of a finished pod ended. */
+function finishedLines(input: ExplainInput): string[] {
+  const status = input.pod.status ?? {};
+  return input.pod.spec.containers.map((c) => {
+    const t = status.containerStatuses?.find((s) => s.name === c.name)?.state?.terminated;
+    if (!t) return `container ${c.name} did not run to an end`;
+    return `container ${c.name} exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ""}${t.finishedAt ? ` ${since(t.finishedAt, input.now)} ago` : ""}`;
+  });
+}
+
+/** lastEntry is the newest history entry of a probe, of one container instance when containerID is given. */
+function lastEntry(history: readonly ProbeHistoryEntry[], container: string, probeType: ProbeType, containerID: string | undefined, result?: ProbeHistoryEntry["result"]): ProbeHistoryEntry | undefined {
+  return history.filter((e) => e.container === container && e.probeType === probeType && (!containerID || e.containerID === containerID) && (!result || e.result === result)).at(-1);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}

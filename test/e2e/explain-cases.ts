@@ -1,0 +1,44 @@
+// `probelet explain` and the probe history in `describe`, end to end: an agent runs a pod whose
+// liveness probe fails until the container is restarted and whose readiness probe never passes;
+// the CLI, talking to the agent's status API, must say which probe failed, how many times, with
+// what output, and show the probes in describe. Titled `[<runtime>] …` for every runtime factory.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Container } from "../../src/api/types.js";
+import { runDescribeCommand } from "../../src/cli/describe-command.js";
+import { runExplainCommand } from "../../src/cli/explain-command.js";
+import { captureContext, serveAgentApi } from "../cli-harness.js";
+import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
+import { podWith } from "./pod-specs.js";
+import type { RuntimeFactory } from "./runtime-factory.js";
+
+const RESTART_WAIT_MS = 30_000;
+
+/** registerExplainCases adds the explain/describe case for one runtime. */
+export function registerExplainCases(factory: RuntimeFactory): void {
+  test(`[${factory.name}] explain says which probe restarted a container and why it is not Ready; describe shows the probe history`, { timeout: 60_000 }, async (t) => {
+    const env = await E2eEnv.start(t, factory);
+    const container: Container = {
+      name: "app",
+      ...env.kit.agnhost("pause"),
+      livenessProbe: { exec: { command: ["cat", env.kit.tmp("healthy")] }, periodSeconds: 1, failureThreshold: 2 },
+      readinessProbe: { exec: { command: ["cat", env.kit.tmp("ready")] }, periodSeconds: 1 },
+    };
+    const name = env.create(podWith(env.kit, "container", "explain", container)).metadata.name ?? "";
+    await env.waitFor(name, "a restart", RESTART_WAIT_MS, (p) => ((containerStatusOf(p, "app")?.restartCount ?? 0) >= 1 ? true : undefined));
+    const server = await serveAgentApi(t, env.agent);
+
+    const explain = captureContext();
+    assert.equal(await runExplainCommand(["pod", name, "-n", NAMESPACE, "--server", server.url], explain.ctx), 0, explain.err());
+    const text = explain.out();
+    assert.match(text, new RegExp(`^pod/${name} is not Ready \\(Running\\)\\.\\n`), text);
+    assert.match(text, /\n {2}- container app (is running but not ready: the readiness probe fails \((failure \d of 3|\d+ times in a row), last|is in CrashLoopBackOff)/, text);
+    assert.match(text, /\nRestarts:\n {2}- container app restarted \d+ times?; the last instance ended \d+s ago: its liveness probe failed 2 times in a row \(failureThreshold 2, period 1s\), last with "cat: [^"]*No such file or directory", so it was killed \(exit code \d+, \w+\) and started again\./, text);
+
+    const describe = captureContext();
+    assert.equal(await runDescribeCommand(["pod", name, "-n", NAMESPACE, "--server", server.url], describe.ctx), 0, describe.err());
+    assert.match(describe.out(), /\nProbe History.*:\n {2}Container +Probe +Result +Latency +Age +Output\n/, describe.out());
+    assert.match(describe.out(), /\n {2}app +liveness +failure 2 of 2 +\S+ +\d+s +cat: /, describe.out());
+    assert.match(describe.out(), /\n {2}app +readiness +failure( \(\d+ in a row\))? +\S+ +\d+s +cat: /, describe.out());
+  });
+}
