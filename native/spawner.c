@@ -8,9 +8,11 @@
  * Protocol (stdin -> requests, stdout -> responses; integers are little-endian u32 unless said):
  *   request  = len op(u8) id [RUN: timeout_ms cap argc envc has_cwd str*] ; str = len bytes
  *              op 1 = RUN (argv, "K=V" env entries, optional cwd), op 2 = KILL id (abort)
- *   response = len id status(u8) code(i32) stdout_len stdout stderr_len stderr
+ *   response = len id status(u8) code(i32) stdout_len stdout stderr_len stderr cpu_us
  *              status: 0 exited (code = exit status, or 128+signal), 1 timed out, 2 aborted,
  *              3 spawn failed (code = errno), 4 cwd unusable (code = errno), 5 bad request
+ *              cpu_us: the user + system CPU of the group leader and of the children it waited
+ *              for (wait4's rusage), in microseconds, saturated at UINT32_MAX; 0 when none ran
  *
  * Each command runs in a new process group. On timeout or KILL the whole group gets SIGKILL.
  * When the group leader exits, the rest of its group is killed too (clean exec probes: no
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -49,6 +52,7 @@ typedef struct req {
   int64_t deadline;      /* monotonic ms; 0 = none */
   int64_t drain_until;   /* set when the leader is reaped */
   int status, code;      /* ST_* and exit code */
+  uint32_t cpu_us;       /* the leader's user + system CPU, set when it is reaped */
   struct req *next;
 } req_t;
 
@@ -79,7 +83,7 @@ static uint32_t get_u32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16
 
 static void respond(uint32_t id, int status, int code, const req_t *r) {
   uint32_t l0 = r ? r->len[0] : 0, l1 = r ? r->len[1] : 0;
-  put_u32(&out, 4 + 1 + 4 + 4 + l0 + 4 + l1);
+  put_u32(&out, 4 + 1 + 4 + 4 + l0 + 4 + l1 + 4);
   put_u32(&out, id);
   uint8_t st = (uint8_t)status;
   put(&out, &st, 1);
@@ -88,6 +92,7 @@ static void respond(uint32_t id, int status, int code, const req_t *r) {
   if (l0) put(&out, r->buf[0], l0);
   put_u32(&out, l1);
   if (l1) put(&out, r->buf[1], l1);
+  put_u32(&out, r ? r->cpu_us : 0);
 }
 
 static void close_fd(req_t *r, int i) {
@@ -275,9 +280,14 @@ static void reap(void) {
     while (r && r->pid != pid) r = r->next;
     if (r) kill(-pid, SIGKILL); /* leader gone: no orphans left behind in its group */
     int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {}
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &ws, 0, &ru) < 0 && errno == EINTR) {}
     if (!r) continue; /* an adopted orphan */
     r->pid = 0;
+    uint64_t us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec
+                + (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+    r->cpu_us = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
     r->code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
     int64_t t = now_ms();
     r->drain_until = r->status == ST_EXITED ? t + POST_EXIT_DRAIN_MS : t;

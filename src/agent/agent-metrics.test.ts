@@ -1,5 +1,6 @@
 // The agent's start-time histograms: kubelet_pod_start_duration_seconds (Pending → Running, as the
-// kubelet observes it) and probelet_pod_ready_duration_seconds (first Ready), per pod once.
+// kubelet observes it) and probelet_pod_ready_duration_seconds (first Ready), per pod once; and
+// the exec probes' command CPU.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { PodStatus } from "../api/types.js";
@@ -83,4 +84,16 @@ test("the agent observes its pods' start and first Ready in /metrics", async () 
   assert.match(text, /^kubelet_pod_start_duration_seconds_count 1$/m);
   assert.match(text, /^probelet_pod_ready_duration_seconds_count 1$/m);
   await agent.close(0);
+});
+
+test("probelet_exec_probe_cpu_seconds observes each measured exec probe by the kubelet's probe_type label", async () => {
+  const metrics = new AgentMetrics();
+  metrics.observeExecProbeCpu("Liveness", 0.25);
+  metrics.observeExecProbeCpu("Liveness", 0.0004);
+  metrics.observeExecProbeCpu("Readiness", 0.03);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /^probelet_exec_probe_cpu_seconds_count\{probe_type="Liveness"\} 2$/m);
+  assert.match(text, /^probelet_exec_probe_cpu_seconds_sum\{probe_type="Liveness"\} 0\.2504$/m);
+  assert.match(text, /^probelet_exec_probe_cpu_seconds_bucket\{le="0\.0005",probe_type="Liveness"\} 1$/m);
+  assert.match(text, /^probelet_exec_probe_cpu_seconds_count\{probe_type="Readiness"\} 1$/m);
 });

@@ -1,6 +1,7 @@
 // The agent's own metrics, under the kubelet's names where the kubelet has one
 // (kubelet_running_pods, kubelet_running_containers, kubelet_pod_worker_duration_seconds,
-// kubelet_pod_start_duration_seconds), and time-to-ready, which the kubelet does not measure.
+// kubelet_pod_start_duration_seconds), and what the kubelet does not measure: time-to-ready and
+// the CPU each exec probe's command costs.
 import { Gauge, Histogram, Registry } from "prom-client";
 import type { PodStatus } from "../api/types.js";
 
@@ -50,7 +51,19 @@ export class AgentMetrics {
     buckets: POD_START_BUCKETS,
     registers: [this.registry],
   });
+  private readonly execProbeCpu = new Histogram({
+    name: "probelet_exec_probe_cpu_seconds",
+    help: "CPU (user + system) in seconds used by the command of one exec probe, where the runtime can measure it (process runtime with the spawner helper)",
+    labelNames: ["probe_type"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
   private readonly startups = new Map<string, Startup>();
+
+  /** observeExecProbeCpu records one exec probe command's CPU; `probeType` is the kubelet's label value (Liveness, …). */
+  observeExecProbeCpu(probeType: string, cpuSeconds: number): void {
+    this.execProbeCpu.observe({ probe_type: probeType }, cpuSeconds);
+  }
 
   /**
    * podSeen starts timing a pod's start. A pod that a previous agent already saw running or ready

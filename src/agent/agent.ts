@@ -14,6 +14,7 @@ import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
 import { ProbeHistory, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -113,7 +114,11 @@ export class Agent implements AgentApi {
       clock: this.clock,
       logger: this.logger,
       metrics: this.proberMetrics,
-      onProbe: (worker, record) => this.history.record(worker, record),
+      onProbe: (worker, record) => {
+        this.history.record(worker, record);
+        const cpu = record.outcome?.cpuSeconds;
+        if (cpu !== undefined) this.metrics.observeExecProbeCpu(probeTypeLabel(record.probeType), cpu);
+      },
       ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
     });
     this.syncer = new PodSyncer({

@@ -192,7 +192,7 @@ describe("probelet probe (one-shot)", () => {
   test("exec `sh -c 'exit 3'` → failure (trailing space of the empty-output event kept); exec success → exit 0", async () => {
     const failed = await cli(["probe", "--type", "liveness", "--exec", "--", "sh", "-c", "exit 3"]);
     assert.equal(failed.code, 1, failed.stderr);
-    assert.match(failed.stdout, /^liveness probe: failure \(\d+ ms\)\n {2}Liveness probe failed: \n$/);
+    assert.match(failed.stdout, /^liveness probe: failure \(\d+ ms(, [\d.]+ ms CPU)?\)\n {2}Liveness probe failed: \n$/);
     const passed = await cli(["probe", "--exec", "--", "true"]);
     assert.equal(passed.code, 0, passed.stderr);
   });

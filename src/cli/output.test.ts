@@ -14,6 +14,7 @@ function report(overrides: Partial<ProbeReport> = {}): ProbeReport {
 describe("formatReportText", () => {
   const cases: { name: string; report: ProbeReport; want: string }[] = [
     { name: "one-shot success without output", report: report(), want: "readiness probe: success (12 ms)\n" },
+    { name: "an exec probe's measured command CPU", report: report({ cpuMs: 1.449 }), want: "readiness probe: success (12 ms, 1.4 ms CPU)\n" },
     {
       name: "multi-line output is indented; trailing newlines dropped",
       report: report({ output: "a\nb\n" }),
@@ -80,6 +81,7 @@ describe("reportJson", () => {
       reportJson(report({ output: "ok" })),
       '{"time":"2026-01-02T03:04:05.678Z","probeType":"readiness","result":"success","cachedResult":"Success","output":"ok","events":[],"durationMs":12.346}',
     );
+    assert.match(reportJson(report({ cpuMs: 1.23456 })), /"durationMs":12\.346,"cpuMs":1\.235\}$/);
   });
 
   test("watch fields are flattened; an errored watch probe is marked discarded", () => {

@@ -37,6 +37,8 @@ export interface ProbeReport {
   cachedResult: Result;
   output: string;
   durationMs: number;
+  /** An exec probe command's CPU (user + system, ms), when the runner measured it. */
+  cpuMs?: number;
   /** The reason the probe could not be run (it is then discarded by a kubelet worker). */
   error?: string;
   events: ReportedEvent[];
@@ -50,11 +52,12 @@ export function reportSucceeded(report: ProbeReport): boolean {
 
 /** reportJson renders a report as a single-line JSON object. */
 export function reportJson(report: ProbeReport): string {
-  const { watch, time, durationMs, ...rest } = report;
+  const { watch, time, durationMs, cpuMs, ...rest } = report;
   const json: Record<string, unknown> = {
     time: new Date(time).toISOString(),
     ...rest,
     durationMs: Math.round(durationMs * 1000) / 1000,
+    ...(cpuMs !== undefined ? { cpuMs: Math.round(cpuMs * 1000) / 1000 } : {}),
   };
   if (report.error === undefined) delete json["error"];
   if (watch) Object.assign(json, watch, watch.run === undefined ? { discarded: true } : {});
@@ -63,11 +66,12 @@ export function reportJson(report: ProbeReport): string {
 
 /**
  * formatReportText renders a report for people: a headline such as `readiness probe: success (12 ms)`
+ * (`(12 ms, 1.4 ms CPU)` for an exec probe whose command's CPU was measured)
  * (watch mode adds the time, the "failure 2 of 3" counter and the cached result), then the
  * events' messages, then the output unless an event message already carries it.
  */
 export function formatReportText(report: ProbeReport): string {
-  const ms = `${Math.round(report.durationMs)} ms`;
+  const ms = `${Math.round(report.durationMs)} ms${report.cpuMs !== undefined ? `, ${Math.round(report.cpuMs * 10) / 10} ms CPU` : ""}`;
   const lines: string[] = [];
   const watch = report.watch;
   if (!watch) {

@@ -193,6 +193,7 @@ class ProbeWatch {
       cachedResult: cached,
       output: record.outcome?.output ?? "",
       durationMs: record.durationMs,
+      ...cpuOf(record.outcome),
       events: current.events,
       watch,
     });
@@ -234,10 +235,16 @@ function proberReport(probeType: ProbeType, probed: ProberResult, durationMs: nu
     cachedResult: probed.result,
     output: probed.outcome?.output ?? "",
     durationMs,
+    ...cpuOf(probed.outcome),
     events: events.map(({ type, reason, message }) => ({ type, reason, message })),
   };
   if (probed.error) report.error = probed.error.message;
   return report;
+}
+
+/** cpuOf is the report's cpuMs field for an outcome whose command CPU was measured. */
+function cpuOf(outcome: ProberResult["outcome"]): { cpuMs?: number } {
+  return outcome?.cpuSeconds === undefined ? {} : { cpuMs: outcome.cpuSeconds * 1000 };
 }
 
 function sourceName(file: string): string {

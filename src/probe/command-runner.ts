@@ -8,6 +8,11 @@ export interface CommandResult {
   stderr: Buffer;
   /** The exit status; 0 means success. */
   exitCode: number;
+  /**
+   * The CPU (user + system seconds) the command used, where the runner can measure it: the host
+   * runner's spawner helper can (wait4); child_process.spawn and CRI ExecSync cannot.
+   */
+  cpuSeconds?: number;
 }
 
 /** CommandTimeoutError is thrown by a runner when the command outlived its timeout. */

@@ -36,9 +36,10 @@ export async function probeExec(
 ): Promise<ProbeOutcome> {
   const runOptions = options.signal ? { timeoutMs: options.timeoutMs, signal: options.signal } : { timeoutMs: options.timeoutMs };
   try {
-    const { stdout, stderr, exitCode } = await runner.runInContainer(containerId, argv, runOptions);
+    const { stdout, stderr, exitCode, cpuSeconds } = await runner.runInContainer(containerId, argv, runOptions);
     const output = decodeOutput(limitOutput(stdout, stderr));
-    return { result: exitCode === 0 ? "success" : "failure", output };
+    const result = exitCode === 0 ? "success" : "failure";
+    return cpuSeconds === undefined ? { result, output } : { result, output, cpuSeconds };
   } catch (err) {
     const error = toError(err);
     if (error instanceof CommandTimeoutError) {

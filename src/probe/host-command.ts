@@ -32,9 +32,12 @@ export interface HostCommand {
   signal?: AbortSignal;
 }
 
-/** HostOutcome is how a HostCommand ended; streams are already capped. */
+/**
+ * HostOutcome is how a HostCommand ended; streams are already capped. `cpuSeconds` is the user +
+ * system CPU of the command (and of the children it waited for), where the backend can tell.
+ */
 export type HostOutcome =
-  | { kind: "exited"; exitCode: number; stdout: Buffer; stderr: Buffer }
+  | { kind: "exited"; exitCode: number; stdout: Buffer; stderr: Buffer; cpuSeconds?: number }
   | { kind: "timeout"; stdout: Buffer; stderr: Buffer }
   | { kind: "aborted"; stdout: Buffer; stderr: Buffer };
 

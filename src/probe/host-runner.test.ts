@@ -64,7 +64,7 @@ for (const { mode, skip } of backends) {
     });
 
     test("[case 70] real process: stdout then stderr, exit 3 is a failure", async () => {
-      const outcome = await probeExec(runner, "host", ["sh", "-c", "echo out; echo err >&2; exit 3"], { timeoutMs: 5000 });
+      const { cpuSeconds: _cpu, ...outcome } = await probeExec(runner, "host", ["sh", "-c", "echo out; echo err >&2; exit 3"], { timeoutMs: 5000 });
       assert.deepEqual(outcome, { result: "failure", output: "out\nerr\n" });
     });
 
@@ -77,8 +77,24 @@ for (const { mode, skip } of backends) {
     });
 
     test("exit 0 is a success with the captured streams", async () => {
-      const res = await runner.run(["sh", "-c", "printf a; printf b >&2"], { timeoutMs: 5000 });
+      const { cpuSeconds: _cpu, ...res } = await runner.run(["sh", "-c", "printf a; printf b >&2"], { timeoutMs: 5000 });
       assert.deepEqual(res, { stdout: Buffer.from("a"), stderr: Buffer.from("b"), exitCode: 0 });
+    });
+
+    test("the command's CPU is measured by the helper (wait4), and not claimed without it", async () => {
+      // A shell loop that burns CPU for a while, in the command itself and in children it waits for.
+      const started = performance.now();
+      const res = await runner.run(["sh", "-c", "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; sh -c 'j=0; while [ $j -lt 50000 ]; do j=$((j+1)); done'"], { timeoutMs: 20_000 });
+      const wallSeconds = (performance.now() - started) / 1000;
+      assert.equal(res.exitCode, 0);
+      if (mode === "node") {
+        assert.equal(res.cpuSeconds, undefined);
+        return;
+      }
+      assert.ok(res.cpuSeconds !== undefined && res.cpuSeconds >= 0.02, `cpuSeconds ${res.cpuSeconds}`);
+      assert.ok(res.cpuSeconds <= wallSeconds * 2 + 0.05, `cpuSeconds ${res.cpuSeconds} over wall ${wallSeconds}`);
+      const idle = await runner.run(["true"], { timeoutMs: 5000 });
+      assert.ok(idle.cpuSeconds !== undefined && idle.cpuSeconds < res.cpuSeconds, `true took ${idle.cpuSeconds} s of CPU`);
     });
 
     test("a command killed by a signal reports 128 + the signal number", async () => {
@@ -213,7 +229,7 @@ for (const { mode, skip } of backends) {
         },
       });
       t.after(() => contexts.close());
-      const outcome = await probeExec(contexts, "c1", ["sh", "-c", 'echo "$WHO $(pwd)"'], { timeoutMs: 5000 });
+      const { cpuSeconds: _cpu, ...outcome } = await probeExec(contexts, "c1", ["sh", "-c", 'echo "$WHO $(pwd)"'], { timeoutMs: 5000 });
       assert.deepEqual(outcome, { result: "success", output: `c1 ${realpathSync(work)}\n` });
       const missing = await probeExec(contexts, "c2", ["true"], { timeoutMs: 5000 });
       assert.equal(missing.result, "unknown");

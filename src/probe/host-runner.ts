@@ -125,7 +125,7 @@ export class HostCommandRunner implements CommandRunner {
     this.helperCrashes = 0;
     switch (outcome.kind) {
       case "exited":
-        return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode };
+        return { stdout: outcome.stdout, stderr: outcome.stderr, exitCode: outcome.exitCode, ...(outcome.cpuSeconds !== undefined ? { cpuSeconds: outcome.cpuSeconds } : {}) };
       case "timeout": {
         const partial = limitOutput(outcome.stdout, outcome.stderr, command.capBytes);
         throw new CommandTimeoutError(argv, command.timeoutMs, execTimeoutMessage(argv, command.timeoutMs), partial);

@@ -116,10 +116,11 @@ export class SpawnerHelperBackend implements HostBackend {
     const code = body.readInt32LE(5);
     const outLength = body.readUInt32LE(9);
     const stdout = Buffer.from(body.subarray(13, 13 + outLength));
-    const stderr = Buffer.from(body.subarray(17 + outLength, 17 + outLength + body.readUInt32LE(13 + outLength)));
+    const errEnd = 17 + outLength + body.readUInt32LE(13 + outLength);
+    const stderr = Buffer.from(body.subarray(17 + outLength, errEnd));
     switch (status) {
       case ST_EXITED:
-        return entry.resolve({ kind: "exited", exitCode: code, stdout, stderr });
+        return entry.resolve({ kind: "exited", exitCode: code, stdout, stderr, cpuSeconds: body.readUInt32LE(errEnd) / 1e6 });
       case ST_TIMEOUT:
         return entry.resolve({ kind: "timeout", stdout, stderr });
       case ST_ABORTED:

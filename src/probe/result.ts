@@ -16,6 +16,8 @@ export interface ProbeOutcome {
   result: ProbeResult;
   output: string;
   error?: Error;
+  /** An exec probe's command CPU (user + system seconds), when its runner measured it. */
+  cpuSeconds?: number;
 }
 
 /** MAX_OUTPUT_BYTES is the kubelet's 10 KiB cap on exec output and HTTP bodies. */

@@ -27,6 +27,8 @@ export interface ProbeHistoryEntry {
   /** The handler's output (exec output, HTTP body, failure reason), shortened to HISTORY_OUTPUT_CHARS. */
   output: string;
   latencyMs: number;
+  /** An exec probe's command CPU (user + system, ms), where the runtime measures it. */
+  cpuMs?: number;
   /** Consecutive probes with this result so far (the kubelet's resultRun). */
   run: number;
   /** The run needed before the result is written: successThreshold or failureThreshold. */
@@ -73,7 +75,8 @@ export class ProbeHistory {
       result: record.result,
       ...(record.outcome ? { handlerResult: record.outcome.result } : {}),
       output: output.length > HISTORY_OUTPUT_CHARS ? `${output.slice(0, HISTORY_OUTPUT_CHARS)}…` : output,
-      latencyMs: Math.round(record.durationMs * 1000) / 1000,
+      latencyMs: roundMicros(record.durationMs),
+      ...(record.outcome?.cpuSeconds !== undefined ? { cpuMs: roundMicros(record.outcome.cpuSeconds * 1000) } : {}),
       run: record.resultRun,
       threshold: record.threshold,
     });
@@ -91,4 +94,9 @@ export class ProbeHistory {
   forget(podUid: string): void {
     this.pods.delete(podUid);
   }
+}
+
+/** roundMicros rounds milliseconds to whole microseconds. */
+function roundMicros(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
