@@ -29,6 +29,9 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
+
+/** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
+const TERMINATE_RETRY_DELAY_MS = 1000;
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
@@ -322,6 +325,7 @@ export class Agent implements AgentApi {
       terminate: (r, grace) => this.syncer.terminate(r, grace),
       terminated: (r) => this.forget(r),
       shorten: (r, grace) => void this.shortenTermination(r, grace),
+      retryDelay: () => this.clock.sleep(TERMINATE_RETRY_DELAY_MS),
       logger: this.logger,
     });
     this.workers.set(pod.metadata.uid, worker);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { silentLogger } from "../util/logger.js";
 import type { PodRecord } from "./pod-sync.js";
-import { PodWorker, type PodWorkerHooks } from "./pod-worker.js";
+import { PodWorker, TERMINATE_ATTEMPTS, type PodWorkerHooks } from "./pod-worker.js";
 
 const record = { pod: { metadata: { name: "p", uid: "u" }, spec: { containers: [] } } } as unknown as PodRecord;
 
@@ -19,6 +19,7 @@ function hooks(overrides: Partial<PodWorkerHooks> = {}): PodWorkerHooks & { log:
     terminate: async (_r, grace) => void log.push(`terminate ${grace}`),
     terminated: () => void log.push("terminated"),
     shorten: (_r, grace) => void log.push(`shorten ${grace}`),
+    retryDelay: async () => void log.push("retry delay"),
     logger: silentLogger,
     ...overrides,
   };
@@ -92,4 +93,31 @@ test("terminate runs once, a shorter grace given meanwhile shortens it, and noth
   assert.deepEqual(h.log, ["terminate 30", "shorten 0", "terminated"]);
   assert.equal(worker.finished, true);
   assert.equal(worker.terminating, true);
+});
+
+test("a failed termination is tried again after the retry delay until it succeeds", async () => {
+  const h = hooks();
+  let failures = 2;
+  h.terminate = async (_r, grace) => {
+    h.log.push(`terminate ${grace}`);
+    if (failures-- > 0) throw new Error("DeadlineExceeded: RemovePodSandbox");
+  };
+  const worker = new PodWorker(record, h);
+  await worker.terminate(0);
+  assert.deepEqual(h.log, ["terminate 0", "retry delay", "terminate 0", "retry delay", "terminate 0", "terminated"]);
+  assert.equal(worker.finished, true);
+});
+
+test("a termination that keeps failing is given up after TERMINATE_ATTEMPTS: the pod is forgotten all the same", async () => {
+  const h = hooks();
+  h.terminate = async (_r, grace) => {
+    h.log.push(`terminate ${grace}`);
+    throw new Error("refused");
+  };
+  const worker = new PodWorker(record, h);
+  await worker.terminate(5);
+  assert.equal(h.log.filter((l) => l === "terminate 5").length, TERMINATE_ATTEMPTS);
+  assert.equal(h.log.filter((l) => l === "retry delay").length, TERMINATE_ATTEMPTS - 1);
+  assert.equal(h.log.at(-1), "terminated");
+  assert.equal(worker.finished, true);
 });

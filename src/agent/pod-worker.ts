@@ -11,8 +11,17 @@ export interface PodWorkerHooks {
   terminated(record: PodRecord): void;
   /** A termination already running must honour a shorter grace period (kubelet pod_workers UpdatePod). */
   shorten(record: PodRecord, gracePeriodSeconds: number): void;
+  /** Waits before a failed termination is tried again (the agent's clock). */
+  retryDelay(): Promise<void>;
   logger: Logger;
 }
+
+/**
+ * TERMINATE_ATTEMPTS bounds how often a failing termination is tried (the kubelet retries
+ * SyncTerminatingPod until it succeeds; a runtime that refuses for longer leaves the pod's
+ * leftovers to container garbage collection once the pod is forgotten).
+ */
+export const TERMINATE_ATTEMPTS = 5;
 
 /** PodWorker owns one pod's reconcile loop. */
 export class PodWorker {
@@ -22,6 +31,8 @@ export class PodWorker {
   private terminateWith: number | undefined;
   /** True once termination has completed; no further syncs run. */
   finished = false;
+  /** Failed termination attempts so far. */
+  private terminateFailures = 0;
 
   constructor(
     readonly record: PodRecord,
@@ -70,13 +81,12 @@ export class PodWorker {
     try {
       while (this.dirty && !this.finished) {
         this.dirty = false;
+        if (this.terminateWith !== undefined) {
+          await this.terminateOnce(this.terminateWith);
+          if (this.finished) return;
+          continue;
+        }
         try {
-          if (this.terminateWith !== undefined) {
-            await this.hooks.terminate(this.record, this.terminateWith);
-            this.finished = true;
-            this.hooks.terminated(this.record);
-            return;
-          }
           await this.hooks.sync(this.record);
         } catch (err) {
           this.hooks.logger.error("Error syncing pod, skipping", { pod: this.record.pod.metadata.name, podUID: this.record.pod.metadata.uid, err });
@@ -85,5 +95,29 @@ export class PodWorker {
     } finally {
       this.running = undefined;
     }
+  }
+
+  /**
+   * terminateOnce runs one termination attempt. A failed one (a runtime call that timed out or
+   * was refused) is tried again after retryDelay, as the kubelet's pod workers retry
+   * SyncTerminatingPod; after TERMINATE_ATTEMPTS the pod is forgotten all the same, and container
+   * garbage collection removes what the runtime still holds.
+   */
+  private async terminateOnce(grace: number): Promise<void> {
+    const fields = { pod: this.record.pod.metadata.name, podUID: this.record.pod.metadata.uid };
+    try {
+      await this.hooks.terminate(this.record, grace);
+    } catch (err) {
+      this.terminateFailures++;
+      if (this.terminateFailures < TERMINATE_ATTEMPTS) {
+        this.hooks.logger.warn("Error terminating pod, will retry", { ...fields, attempt: this.terminateFailures, err });
+        await this.hooks.retryDelay();
+        this.dirty = true;
+        return;
+      }
+      this.hooks.logger.error("Error terminating pod, giving up; garbage collection removes what is left", { ...fields, attempts: this.terminateFailures, err });
+    }
+    this.finished = true;
+    this.hooks.terminated(this.record);
   }
 }

@@ -9,6 +9,7 @@ import {
   type FieldError,
 } from "./field-errors.js";
 import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
+import { validatePodProbeExtensions } from "./probe-extensions.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
@@ -286,6 +287,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   else errs.push(...nonNegative(grace, "spec.terminationGracePeriodSeconds"));
   errs.push(...validateContainers(pod, grace, rules));
   errs.push(...validateInitContainers(pod, grace, rules));
+  errs.push(...validatePodProbeExtensions(pod));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));
   else if (!POD_RESTART_POLICIES.includes(restart)) errs.push(notSupported("spec.restartPolicy", restart, POD_RESTART_POLICIES));

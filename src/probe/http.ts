@@ -14,6 +14,7 @@ import { HttpResponseParser, type ParseStatus, type ResponseSink } from "./http-
 import { dialProbeSocket, startTls, type ProbeSocket, type SocketOwner } from "./http-socket.js";
 import { buildTarget, prepareHttpRequest, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
 import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import type { HttpExpectation } from "../api/probe-extensions.js";
 
 /** HttpProbeOptions configure one httpGet probe. */
 export interface HttpProbeOptions extends HandlerOptions {
@@ -21,6 +22,8 @@ export interface HttpProbeOptions extends HandlerOptions {
   followNonLocalRedirects: boolean;
   /** closeMode selects how probe sockets are closed (default "graceful"). */
   closeMode?: CloseMode;
+  /** An opt-in probe extension's success rule (accepted statuses, body pattern); absent: the kubelet's. */
+  expect?: HttpExpectation;
 }
 
 const MAX_REQUESTS = 10; // Go's default CheckRedirect: an error once 10 requests have been sent
@@ -147,7 +150,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
   onResponseHead(status: number, location: string | undefined): boolean {
     this.status = status;
     if (status === 101) {
-      this.finish(statusOutcome(status, "")); // 101: final, like any status
+      this.finish(statusOutcome(status, "", this.options.expect)); // 101: final, like any status
       return false;
     }
     if (REDIRECT_CODES.has(status) && location) {
@@ -203,7 +206,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
       this.onComplete();
     } else if (status === "stopped") {
       // kubelet ReadAtMost: reaching the cap is not an error; stop reading and close.
-      this.closeAndProceed(this.next ? undefined : statusOutcome(this.status, this.body.text()));
+      this.closeAndProceed(this.next ? undefined : statusOutcome(this.status, this.body.text(), this.options.expect));
     } else if (this.phase === "headers") {
       this.finish(this.failure(this.parser.error));
     } else if (!this.next) {
@@ -216,7 +219,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
   /** onComplete: the response is whole. Gracefully, wait for the server's FIN before closing. */
   private onComplete(): void {
     this.phase = "closing";
-    this.pending = this.next ? undefined : statusOutcome(this.status, this.body.text());
+    this.pending = this.next ? undefined : statusOutcome(this.status, this.body.text(), this.options.expect);
     if (this.mode === "graceful" && !this.finSeen && !this.stream!.destroyed) {
       const wait = Math.max(1, Math.min(FIN_WAIT_MS, this.timeLeft()));
       this.finWaitEnd = systemClock.monotonic() + wait;
@@ -268,11 +271,26 @@ class HttpProbe implements ResponseSink, SocketOwner {
   }
 }
 
-/** statusOutcome maps the final status like DoHTTPProbe. */
-function statusOutcome(status: number, body: string): ProbeOutcome {
-  if (status >= 200 && status < 300) return { result: "success", output: body };
-  if (status >= 300 && status < 400) return { result: "warning", output: `Probe terminated redirects, Response body: ${body}` };
-  return { result: "failure", output: `${STATUS_FAILURE_PREFIX}${status}` };
+/**
+ * statusOutcome maps the final status like DoHTTPProbe. With the probe extension, accepted
+ * statuses replace the 2xx/3xx rule, and a body that does not match the pattern fails.
+ */
+function statusOutcome(status: number, body: string, expect: HttpExpectation | undefined): ProbeOutcome {
+  let outcome: ProbeOutcome;
+  if (expect?.acceptStatus) {
+    const accepted = expect.acceptStatus.some((r) => status >= r.from && status <= r.to);
+    outcome = accepted ? { result: "success", output: body } : { result: "failure", output: `${STATUS_FAILURE_PREFIX}${status}` };
+  } else if (status >= 200 && status < 300) {
+    outcome = { result: "success", output: body };
+  } else if (status >= 300 && status < 400) {
+    outcome = { result: "warning", output: `Probe terminated redirects, Response body: ${body}` };
+  } else {
+    outcome = { result: "failure", output: `${STATUS_FAILURE_PREFIX}${status}` };
+  }
+  if (expect?.bodyPattern && outcome.result !== "failure" && !expect.bodyPattern.test(body)) {
+    return { result: "failure", output: `HTTP probe failed: the body does not match ${String(expect.bodyPattern)}` };
+  }
+  return outcome;
 }
 
 const STATUS_FAILURE_PREFIX = "HTTP probe failed with statuscode: ";

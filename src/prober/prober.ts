@@ -1,6 +1,7 @@
 // Prober: turns a container's probe spec into a handler call, retries only errors, maps the
 // low-level verdict to a cached Result and records the kubelet's events
 // (kubelet pkg/kubelet/prober/prober.go).
+import { probeExtensionsOf, type HttpExpectation } from "../api/probe-extensions.js";
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { DEFAULT_CLOSE_MODE, type CloseMode } from "../probe/connection.js";
@@ -67,6 +68,8 @@ export class Prober {
    */
   private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest }>();
   private readonly execArgv = new WeakMap<Probe, { env: Container["env"]; argv: string[] }>();
+  /** Opt-in HTTP success rules per spec (null: none); a worker's pod and spec never change. */
+  private readonly expectations = new WeakMap<Probe, HttpExpectation | null>();
 
   constructor(private readonly options: ProberOptions) {
     this.handlers = { ...defaultProbeHandlers, ...options.handlers };
@@ -92,12 +95,13 @@ export class Prober {
       this.logger.debug("Probe is nil", { probeType, pod: pod.metadata.name, containerName: container.name });
       return { result: "Success" };
     }
-    const outcome = await this.runProbeWithRetries(spec, pod, status, container, containerId, signal);
+    const outcome = await this.runProbeWithRetries(probeType, spec, pod, status, container, containerId, signal);
     return { ...this.recordOutcome(probeType, pod, container, outcome), outcome };
   }
 
   /** runProbeWithRetries re-runs a probe back to back, up to MAX_PROBE_RETRIES, only while it errors. */
   private async runProbeWithRetries(
+    probeType: ProbeType,
     spec: Probe,
     pod: Pod,
     status: PodStatus,
@@ -107,7 +111,7 @@ export class Prober {
   ): Promise<ProbeOutcome> {
     let outcome: ProbeOutcome = { result: "unknown", output: "" };
     for (let attempt = 0; attempt < MAX_PROBE_RETRIES; attempt++) {
-      outcome = await this.runProbe(spec, pod, status, container, containerId, signal);
+      outcome = await this.runProbe(probeType, spec, pod, status, container, containerId, signal);
       if (!outcome.error) break;
     }
     return outcome;
@@ -115,6 +119,7 @@ export class Prober {
 
   /** runProbe builds the handler's target from the spec and the pod's current IP, and calls it. */
   private async runProbe(
+    probeType: ProbeType,
     spec: Probe,
     pod: Pod,
     status: PodStatus,
@@ -141,10 +146,12 @@ export class Prober {
           this.httpRequests.set(spec, cached);
         }
         const request = cached.request;
+        const expect = this.httpExpectation(spec, pod, container, probeType);
         return await this.handlers.http(request, {
           ...base,
           followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
           closeMode: this.closeMode,
+          ...(expect ? { expect } : {}),
         });
       }
       if (spec.tcpSocket) {
@@ -162,6 +169,16 @@ export class Prober {
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
     return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
+  }
+
+  /** httpExpectation is the probe's opt-in HTTP success rule (probe extension), parsed once per spec. */
+  private httpExpectation(spec: Probe, pod: Pod, container: Container, probeType: ProbeType): HttpExpectation | undefined {
+    let cached = this.expectations.get(spec);
+    if (cached === undefined) {
+      cached = probeExtensionsOf(pod, container, probeType)?.http ?? null;
+      this.expectations.set(spec, cached);
+    }
+    return cached ?? undefined;
   }
 
   /** recordOutcome maps a handler outcome to a Result and records the kubelet's events. */

@@ -113,3 +113,34 @@ test("run loop — a probe slower than the period runs the next one at once, dro
 function newTestManagerWithExec(env: ReturnType<typeof newTestEnv>, random: () => number = () => 0) {
   return newTestManager(env, { random });
 }
+
+test("probe extension fastPeriodMs: probes every fastPeriodMs until the first Success, then every period; a new container is fast again", async () => {
+  const env = newTestEnv();
+  const times: number[] = [];
+  let failures = 3;
+  env.exec.impl = async () => {
+    times.push(env.clock.now());
+    return failures-- > 0 ? { result: "failure", output: "not yet" } : { result: "success", output: "" };
+  };
+  const start = env.clock.now();
+  const m = newTestManagerWithExec(env);
+  await env.clock.advance(60_000);
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  const pod = testPodWithProbe("readiness", defaultTestProbe({ periodSeconds: 10, failureThreshold: 1 }));
+  pod.metadata.annotations = { "probe.probelet.dev/cOnTaInEr_NaMe.readiness": "fastPeriodMs: 250" };
+  m.addPod(pod);
+  await flushMicrotasks();
+  for (let i = 0; i < 84; i++) await env.clock.advance(250); // to 81 s
+  const results = m.resultsFor("readiness");
+  assert.equal(results.get(testContainerID), "Success");
+  assert.deepEqual(times.map((t) => t - start), [60_000, 60_250, 60_500, 60_750, 70_750, 80_750]);
+
+  // A new container: failing again, probed fast again until it succeeds.
+  times.length = 0;
+  failures = 2;
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start, containerId: "test://second" }));
+  for (let i = 0; i < 82; i++) await env.clock.advance(250); // to 101.5 s
+  assert.deepEqual(times.map((t) => t - start), [90_750, 91_000, 91_250, 101_250]);
+  assert.equal(results.get("test://second"), "Success");
+  await m.close();
+});

@@ -1,6 +1,7 @@
 // Worker: one per (pod, container, probe type). Its loop (run) is separate from its single
 // step (doProbe), which carries every rule in the kubelet's order
 // (kubelet pkg/kubelet/prober/worker.go).
+import { probeExtensionsOf } from "../api/probe-extensions.js";
 import type { Container, Pod, PodStatus, Probe } from "../api/types.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
@@ -72,6 +73,13 @@ export class Worker {
   resultRun = 0;
   /** Set after a liveness failure or any startup threshold crossing; cleared by a new container ID. */
   onHold = false;
+  /**
+   * The opt-in fast period (probe extension fastPeriodMs), used until this worker writes a
+   * Success for the current container; undefined without the extension (the kubelet's loop).
+   */
+  readonly fastPeriodMs: number | undefined;
+  /** Whether a Success was written for the current container (ends fast probing). */
+  private succeeded = false;
 
   /** Set by stop(); the loop exits at its next check. An in-flight probe is not aborted (kubelet). */
   private stopRequested = false;
@@ -93,6 +101,12 @@ export class Worker {
     const spec = probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
     if (!spec) throw new Error(`container ${container.name} has no ${probeType} probe`);
     this.spec = spec;
+    this.fastPeriodMs = probeExtensionsOf(pod, container, probeType)?.fastPeriodMs;
+  }
+
+  /** currentPeriodMs is the fast period until the first Success of this container, else periodSeconds. */
+  private currentPeriodMs(periodMs: number): number {
+    return this.fastPeriodMs !== undefined && !this.succeeded ? this.fastPeriodMs : periodMs;
   }
 
   /** initialValue is the result written for a newly seen container. */
@@ -134,24 +148,31 @@ export class Worker {
       if (clock.now() - this.ctx.managerStart < periodMs) {
         // kubelet sleeps here without listening for triggers: one that arrives stays pending and
         // runs an extra probe right after the first.
-        await this.sleepUnlessStopped(this.ctx.random() * periodMs);
+        await this.sleepUnlessStopped(this.ctx.random() * this.currentPeriodMs(periodMs));
       }
+      let period = this.currentPeriodMs(periodMs);
       let tickBase = clock.monotonic();
-      let nextTick = tickBase + periodMs;
+      let nextTick = tickBase + period;
       while (!this.stopped && (await this.doProbe())) {
         if (this.stopped) break;
+        if (this.currentPeriodMs(periodMs) !== period) {
+          // Fast probing started (a new container) or ended (a Success): a new ticker from now.
+          period = this.currentPeriodMs(periodMs);
+          tickBase = clock.monotonic();
+          nextTick = tickBase + period;
+        }
         const now = clock.monotonic();
         if (now >= nextTick) {
           // A tick fell due while probing: Go's ticker keeps one, later ones are dropped.
-          nextTick = tickBase + (Math.floor((now - tickBase) / periodMs) + 1) * periodMs;
+          nextTick = tickBase + (Math.floor((now - tickBase) / period) + 1) * period;
           continue;
         }
         if (await this.waitForTickOrTrigger(nextTick - now)) {
           // Newest kubelet: a manual run resets the ticker to a full period from now.
           tickBase = clock.monotonic();
-          nextTick = tickBase + periodMs;
+          nextTick = tickBase + period;
         } else {
-          nextTick += periodMs;
+          nextTick += period;
         }
       }
     } finally {
@@ -226,8 +247,9 @@ export class Worker {
       if (this.containerId !== "") results.remove(this.containerId);
       this.containerId = c.containerID ?? "";
       if (!survivedManagerRestart(c, this.ctx.managerStart, this.ctx.features)) results.set(this.containerId, this.initialValue, podUid);
-      // A new container instance may be probed again.
+      // A new container instance may be probed again (and fast again, with the extension).
       this.onHold = false;
+      this.succeeded = false;
     }
     if (this.onHold) return true;
 
@@ -284,6 +306,7 @@ export class Worker {
     if ((probed.result === "Failure" || probed.result === "Success") && this.resultRun < threshold) return true;
 
     results.set(this.containerId, probed.result, podUid);
+    if (probed.result === "Success") this.succeeded = true;
     if ((this.probeType === "liveness" && probed.result === "Failure") || this.probeType === "startup") {
       // Hold until the container is replaced: no exec into a dying container (k8s #21751); a
       // startup probe runs at most until its first threshold crossing (k8s #117153).

@@ -170,7 +170,10 @@ export class E2eEnv {
       if (isProcessGroupAlive(pgid)) leftover.push(pgid);
     }
     await rm(this.dir, { recursive: true, force: true });
-    if (leftSandboxes.length > 0) throw new Error(`sandboxes still in the runtime after the agent closed (removed now):\n${describeLeftovers(leftSandboxes)}`);
+    if (leftSandboxes.length > 0) {
+      const warnings = this.agentLog.slice(-20).map((l) => `  ${l}`).join("\n");
+      throw new Error(`sandboxes still in the runtime after the agent closed (removed now):\n${describeLeftovers(leftSandboxes)}\nagent warnings:\n${warnings}`);
+    }
     if (leftover.length > 0) throw new Error(`container process groups still alive after cleanup: ${leftover.join(", ")}`);
   }
 }
