@@ -4,9 +4,9 @@
 import type { KubeEvent } from "../agent/agent-api.js";
 import { fieldPathFor } from "../agent/kube-events.js";
 import { defaultProbe } from "../api/defaults.js";
-import type { Container, ContainerStatus, Pod, Probe } from "../api/types.js";
+import type { Container, ContainerStateTerminated, ContainerStatus, Pod, Probe } from "../api/types.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
-import type { ProbeType } from "../prober/probe-type.js";
+import { probeTypeLabel, type ProbeType } from "../prober/probe-type.js";
 import { formatLatency, since } from "./describe-pod.js";
 
 /** ExplainInput is everything explainPod reads; `now` in ms since the epoch. */
@@ -19,8 +19,6 @@ export interface ExplainInput {
 
 /** KILL_EVENT_SLACK_MS is how far a Killing event may lie outside an instance's lifetime and still explain its end. */
 const KILL_EVENT_SLACK_MS = 2000;
-
-const PROBE_WORD: Record<ProbeType, string> = { liveness: "Liveness", readiness: "Readiness", startup: "Startup" };
 
 /** explainPod renders the explanation: a headline, then why not Ready, then why containers restarted. */
 export function explainPod(input: ExplainInput): string {
@@ -100,7 +98,7 @@ function containerNotReady(input: ExplainInput, c: Container, s: ContainerStatus
   if (state.terminated) {
     const t = state.terminated;
     if (goal === "completed" && t.exitCode === 0) return "has completed";
-    return `has exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ""}${t.finishedAt ? ` ${since(t.finishedAt, input.now)} ago` : ""}`;
+    return `has ${exitedText(t, input.now)}`;
   }
   const startup = c.startupProbe && defaultProbe(c.startupProbe);
   if (s.started !== true && startup) {
@@ -159,7 +157,7 @@ function restartLines(input: ExplainInput): string[] {
 }
 
 /** endCause says why an instance ended: a failed probe, a failed postStart hook, memory, or its own exit. */
-function endCause(input: ExplainInput, c: Container, t: NonNullable<NonNullable<ContainerStatus["lastState"]>["terminated"]>): string {
+function endCause(input: ExplainInput, c: Container, t: ContainerStateTerminated): string {
   const exit = `exit code ${t.exitCode}${t.reason ? `, ${t.reason}` : ""}`;
   const fieldPath = fieldPathFor(input.pod, c.name);
   const begin = Date.parse(t.startedAt ?? "") - KILL_EVENT_SLACK_MS;
@@ -173,8 +171,10 @@ function endCause(input: ExplainInput, c: Container, t: NonNullable<NonNullable<
   if (probeType) {
     const probe = defaultProbe((probeType === "liveness" ? c.livenessProbe : c.startupProbe) ?? {});
     const failed = lastEntry(input.history, c.name, probeType, t.containerID, "Failure");
-    const unhealthy = input.events.filter((e) => e.reason === "Unhealthy" && during(e) && e.message.startsWith(`${PROBE_WORD[probeType]} probe failed: `)).at(-1);
-    const output = failed ? failed.output : unhealthy?.message.slice(`${PROBE_WORD[probeType]} probe failed: `.length);
+    // The prober's Unhealthy message (prober.go): "<Type> probe failed: <output>".
+    const prefix = `${probeTypeLabel(probeType)} probe failed: `;
+    const unhealthy = input.events.filter((e) => e.reason === "Unhealthy" && during(e) && e.message.startsWith(prefix)).at(-1);
+    const output = failed ? failed.output : unhealthy?.message.slice(prefix.length);
     return `its ${probeType} probe failed ${probe.failureThreshold} times in a row (failureThreshold ${probe.failureThreshold}, period ${probe.periodSeconds}s)`
       + `${output ? `, last with "${oneLine(output)}"` : ""}, so it was killed (${exit}) and started again`;
   }
@@ -190,8 +190,13 @@ function finishedLines(input: ExplainInput): string[] {
   return input.pod.spec.containers.map((c) => {
     const t = status.containerStatuses?.find((s) => s.name === c.name)?.state?.terminated;
     if (!t) return `container ${c.name} did not run to an end`;
-    return `container ${c.name} exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ""}${t.finishedAt ? ` ${since(t.finishedAt, input.now)} ago` : ""}`;
+    return `container ${c.name} ${exitedText(t, input.now)}`;
   });
+}
+
+/** exitedText is "exited with code 1 (Error) 8s ago". */
+function exitedText(t: ContainerStateTerminated, now: number): string {
+  return `exited with code ${t.exitCode}${t.reason ? ` (${t.reason})` : ""}${t.finishedAt ? ` ${since(t.finishedAt, now)} ago` : ""}`;
 }
 
 /** lastEntry is the newest history entry of a probe, of one container instance when containerID is given. */
