@@ -6,6 +6,7 @@ export type * from "./api/types.js";
 export { defaultPod, defaultProbe, PROBE_DEFAULTS } from "./api/defaults.js";
 export { validatePod, validateProbe, defaultAndValidatePod, type ValidationOptions, type DefaultAndValidateResult } from "./api/validation.js";
 export { lintPod } from "./api/probe-lint.js";
+export { probeExtensionsOf, validatePodProbeExtensions, PROBE_EXTENSION_PREFIX, type ProbeExtensions, type HttpExpectation, type StatusRange } from "./api/probe-extensions.js";
 export { formatFieldError, formatFieldErrors, aggregateFieldErrors, type FieldError, type FieldErrorType } from "./api/field-errors.js";
 export { decodePods, decodeProbe, type DecodeResult } from "./api/decode.js";
 
