@@ -29,15 +29,20 @@ const catHealth = (kit: PodKit): Probe => ({ ...execHandler(["cat", kit.tmp("hea
 
 /**
  * killToExitMs measures how long the probe-caused kill took: from the Killing event (as
- * observed) to the killed instance's finishedAt (second precision, truncated).
+ * observed) to the killed instance's finishedAt (second precision, truncated). The status that
+ * first shows the restart may not carry lastState yet (the runtime's listing can lag behind the
+ * new instance, e.g. containerd reporting the killed one's state as unknown for a moment), so
+ * lastState is waited for, briefly.
  */
-function killToExitMs(env: E2eEnv, podName: string, containerName: string, killMessage: string): number {
+async function killToExitMs(env: E2eEnv, podName: string, containerName: string, killMessage: string): Promise<number> {
   const killing = env.eventLog.find((e) => e.object.involvedObject.name === podName && e.object.reason === "Killing" && e.object.message === killMessage);
   assert.ok(killing, `no Killing event "${killMessage}"\n${env.describe(podName)}`);
-  const finishedAt = containerStatusOf(env.get(podName), containerName)?.lastState?.terminated?.finishedAt;
-  assert.ok(finishedAt, `no lastState.terminated for ${containerName}\n${env.describe(podName)}`);
+  const finishedAt = await env.waitFor(podName, `lastState.terminated of ${containerName}`, LAST_STATE_WAIT_MS, (p) => containerStatusOf(p, containerName)?.lastState?.terminated?.finishedAt);
   return Date.parse(finishedAt) - killing.at;
 }
+
+/** LAST_STATE_WAIT_MS bounds the wait for the killed instance to show up in lastState. */
+const LAST_STATE_WAIT_MS = 5000;
 
 /**
  * graceOverrideCase: 176/177 (199/200). Pod grace 500 s, probe grace 5 s: the restart must come
@@ -68,7 +73,7 @@ function graceOverrideCase(numbers: [number, number], name: string, probeKind: "
       // kubelet kuberuntime_manager.go: computePodActions vs computeInitContainerActions wording.
       const killMessage =
         variant === "container" ? `Container ${seen.containerName} failed ${probeKind} probe, will be restarted` : `Init container ${seen.containerName} failed ${probeKind} probe`;
-      const killMs = killToExitMs(env, seen.podName, seen.containerName, killMessage);
+      const killMs = await killToExitMs(env, seen.podName, seen.containerName, killMessage);
       t.diagnostic(`kill with probe grace 5 s took ${killMs} ms (to finishedAt, second precision)`);
       assert.ok(killMs >= 3000 && killMs <= 20_000, `kill took ${killMs} ms; expected the probe's 5 s grace, not the pod's 500 s or an immediate kill\n${env.describe(seen.podName)}`);
     },
