@@ -35,6 +35,7 @@ const TERMINATE_RETRY_DELAY_MS = 1000;
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
+import { agentIdFor, ownedBy } from "./agent-id.js";
 
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {
@@ -86,6 +87,8 @@ export class Agent implements AgentApi {
   private gcRun: Promise<void> | undefined;
   /** Root of the pods' log directories: `<logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log`. */
   private readonly logRoot: string;
+  /** The owner label value of what this agent creates in the runtime (agent-id.ts). */
+  private readonly agentId: string;
   private lastResync = 0;
   private readonly runtimeState = new RuntimeState();
   /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
@@ -105,6 +108,7 @@ export class Agent implements AgentApi {
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
     this.logRoot = `${options.stateDir}/pods`;
+    this.agentId = agentIdFor(options.stateDir);
     const nodeName = options.nodeName ?? hostname();
     this.events = new EventStore(this.clock, nodeName);
     this.metrics = new AgentMetrics();
@@ -136,6 +140,7 @@ export class Agent implements AgentApi {
       logRoot: this.logRoot,
       hostIP: options.hostIP ?? "127.0.0.1",
       nodeName,
+      agentId: this.agentId,
     });
     this.store = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
@@ -183,12 +188,13 @@ export class Agent implements AgentApi {
 
   /**
    * cleanupOrphans stops and removes sandboxes this agent labelled for pods it no longer has
-   * (kubelet HandlePodCleanups). Call once the pod sources have been loaded.
+   * (kubelet HandlePodCleanups). Call once the pod sources have been loaded. Another agent's
+   * sandboxes in a shared runtime are left alone.
    */
   async cleanupOrphans(): Promise<void> {
     for (const sandbox of await this.runtime.listPodSandboxes()) {
       const uid = sandbox.labels[LABEL_POD_UID];
-      if (uid === undefined || this.workers.has(uid)) continue;
+      if (uid === undefined || this.workers.has(uid) || !ownedBy(sandbox.labels, this.agentId)) continue;
       this.logger.info("Removing an orphaned pod sandbox", { pod: sandbox.name, podUID: uid, sandbox: sandbox.id });
       await this.runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
       await this.runtime.removePodSandbox(sandbox.id).catch(() => undefined);
@@ -237,7 +243,7 @@ export class Agent implements AgentApi {
    * the agent no longer has. The resync loop runs it every containerGcIntervalMs.
    */
   collectGarbage(): Promise<GcReport> {
-    return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
+    return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
   }
 
   /** noteRuntimeState logs the runtime going down or coming back and reports whether pods may sync. */

@@ -11,7 +11,11 @@ import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js"
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { silentLogger } from "../util/logger.js";
 import { collectContainerGarbage, type GcReport } from "./container-gc.js";
+import { LABEL_AGENT } from "./agent-id.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
+
+/** AGENT is the collecting agent's owner label value. */
+const AGENT = "agent-under-test";
 
 /** Instance is one container attempt to set up: its state after setup. */
 type Instance = "running" | "exited" | "created";
@@ -20,6 +24,8 @@ type Instance = "running" | "exited" | "created";
 interface PodSetup {
   uid: string;
   known: boolean;
+  /** The owner label of its sandbox and containers; default AGENT. */
+  agent?: string;
   sandbox?: "ready" | "notready";
   /** Older sandboxes (not ready, empty) left from earlier attempts. */
   staleSandboxes?: number;
@@ -38,7 +44,7 @@ async function build(logRoot: string, pods: PodSetup[], unlabelled = 0): Promise
   const runtime = new FakeRuntime(clock);
   const ids = new Map<string, string>();
   for (const pod of pods) {
-    const labels = { [LABEL_POD_UID]: pod.uid };
+    const labels = { [LABEL_POD_UID]: pod.uid, [LABEL_AGENT]: pod.agent ?? AGENT };
     const logDirectory = join(logRoot, `ns_${pod.uid}-name_${pod.uid}`);
     const config = { podUid: pod.uid, name: `${pod.uid}-name`, namespace: "ns", hostNetwork: false, logDirectory, labels, annotations: {} };
     for (let attempt = 0; attempt < (pod.staleSandboxes ?? 0); attempt++) {
@@ -130,6 +136,14 @@ describe("collectContainerGarbage", () => {
       report: { containers: 0, sandboxes: 2, logDirectories: 0 },
     },
     {
+      // (A log directory under this agent's own log root still goes, as for any pod it does not have.)
+      name: "another agent's dead containers and idle sandboxes in a shared runtime are left alone",
+      pods: [{ uid: "theirs", known: false, agent: "another-agent", sandbox: "notready", staleSandboxes: 1, containers: { app: ["exited", "exited", "exited"] } }],
+      left: ["theirs/app#0", "theirs/app#1", "theirs/app#2"],
+      report: { containers: 0, sandboxes: 0, logDirectories: 1 },
+      logDirsGone: ["theirs"],
+    },
+    {
       name: "containers without the agent's pod UID label are not the agent's to remove",
       pods: [],
       unlabelled: 2,
@@ -144,7 +158,7 @@ describe("collectContainerGarbage", () => {
       const world = await build(logRoot, c.pods, c.unlabelled);
       const before = new Map([...world.ids].map(([key, id]) => [key, world.runtime.containers.get(id)!.logPath]));
       const known = new Set(c.pods.filter((p) => p.known).map((p) => p.uid));
-      const report = await collectContainerGarbage({ runtime: world.runtime, logRoot, isPodKnown: (uid) => known.has(uid), logger: silentLogger });
+      const report = await collectContainerGarbage({ runtime: world.runtime, logRoot, agentId: AGENT, isPodKnown: (uid) => known.has(uid), logger: silentLogger });
       assert.deepEqual(report, c.report);
       const left = [...world.ids].filter(([, id]) => world.runtime.containers.has(id)).map(([key]) => key);
       assert.deepEqual(left.sort(), [...c.left].sort());
@@ -161,7 +175,7 @@ describe("collectContainerGarbage", () => {
 
   test("a missing log root is no error", async () => {
     const world = await build(join(root, "never-created"), []);
-    assert.deepEqual(await collectContainerGarbage({ runtime: world.runtime, logRoot: world.logRoot, isPodKnown: () => false, logger: silentLogger }), { containers: 0, sandboxes: 0, logDirectories: 0 });
+    assert.deepEqual(await collectContainerGarbage({ runtime: world.runtime, logRoot: world.logRoot, agentId: AGENT, isPodKnown: () => false, logger: silentLogger }), { containers: 0, sandboxes: 0, logDirectories: 0 });
   });
 });
 

@@ -6,6 +6,7 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../util/logger.js";
 import type { ContainerInfo, PodSandboxStatus, Runtime } from "../runtime/runtime.js";
+import { ownedBy } from "./agent-id.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 
 /** How often the agent collects (kubelet ContainerGCPeriod: 1 min). */
@@ -30,6 +31,8 @@ export interface ContainerGcDeps {
   runtime: Runtime;
   /** Root of the pods' log directories (`<namespace>_<name>_<uid>`). */
   logRoot: string;
+  /** Only containers and sandboxes with this owner label are collected (agent-id.ts). */
+  agentId: string;
   /** isPodKnown tells whether the agent still has the pod (kubelet podStateProvider, negated IsPodDeleted). */
   isPodKnown(uid: string): boolean;
   logger: Logger;
@@ -61,7 +64,7 @@ async function evictContainers(deps: ContainerGcDeps, containers: readonly Conta
   for (const c of containers) {
     const uid = c.labels[LABEL_POD_UID];
     // Only containers this agent labelled; a running container is never evicted.
-    if (uid === undefined || c.state === "running") continue;
+    if (uid === undefined || c.state === "running" || !ownedBy(c.labels, deps.agentId)) continue;
     const key = `${uid}/${c.name}`;
     const unit = units.get(key) ?? { uid, dead: [] };
     unit.dead.push(c);
@@ -102,7 +105,7 @@ async function evictSandboxes(deps: ContainerGcDeps, containers: readonly Contai
   const byPod = new Map<string, PodSandboxStatus[]>();
   for (const s of await deps.runtime.listPodSandboxes()) {
     const uid = s.labels[LABEL_POD_UID];
-    if (uid === undefined) continue;
+    if (uid === undefined || !ownedBy(s.labels, deps.agentId)) continue;
     byPod.set(uid, [...(byPod.get(uid) ?? []), s]);
   }
   let removed = 0;

@@ -2,6 +2,7 @@
 // (kubelet kuberuntime_manager.go SyncPod / computePodActions, kuberuntime_container.go
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
+import { LABEL_AGENT } from "./agent-id.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -74,6 +75,8 @@ export interface PodSyncerDeps {
   logRoot: string;
   hostIP: string;
   nodeName: string;
+  /** This agent's owner label value (agent-id.ts), put on every sandbox it creates. */
+  agentId: string;
 }
 
 /** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
@@ -134,7 +137,7 @@ export class PodSyncer {
       attempt: record.sandboxConfig ? record.sandboxConfig.attempt + 1 : 0,
       hostNetwork: pod.spec.hostNetwork ?? false,
       logDirectory: this.logDirectory(pod),
-      labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default" },
+      labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default", [LABEL_AGENT]: this.d.agentId },
       annotations: {},
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
