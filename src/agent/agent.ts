@@ -29,13 +29,13 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
-
-/** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
-const TERMINATE_RETRY_DELAY_MS = 1000;
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
+
+/** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
+const TERMINATE_RETRY_DELAY_MS = 1000;
 
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {

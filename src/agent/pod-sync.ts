@@ -2,7 +2,6 @@
 // (kubelet kuberuntime_manager.go SyncPod / computePodActions, kuberuntime_container.go
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
-import { LABEL_AGENT } from "./agent-id.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -17,6 +16,7 @@ import { RuntimeError } from "../runtime/runtime.js";
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { LABEL_AGENT } from "./agent-id.js";
 import type { RestartBackoff } from "./backoff.js";
 import { containerEnv, expandCommandAndArgs } from "./container-env.js";
 import type { EventStore } from "./kube-events.js";
