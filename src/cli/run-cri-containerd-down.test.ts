@@ -23,7 +23,15 @@ const cli = fileURLToPath(new URL("./main.js", import.meta.url));
 test("[cri] containerd killed mid-run: the agent keeps serving, nothing is killed, and the same containers stay Ready once containerd is back", { skip, timeout: 240_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-cri-down-"));
   const runDir = join(dir, "containerd");
+  const started: { agent?: ChildProcess } = {};
+  // One hook, in this order: the agent first (it writes into dir until it exits), then containerd, then dir.
   t.after(async () => {
+    const { agent } = started;
+    if (agent && agent.exitCode === null && agent.signalCode === null) {
+      agent.kill("SIGTERM");
+      await Promise.race([new Promise((r) => agent.once("exit", r)), sleep(15_000)]);
+      if (agent.exitCode === null && agent.signalCode === null) agent.kill("SIGKILL");
+    }
     runContainerdScript("clean", runDir);
     await rm(dir, { recursive: true, force: true });
   });
@@ -37,19 +45,13 @@ test("[cri] containerd killed mid-run: the agent keeps serving, nothing is kille
   const manifest = join(dir, "pod.yaml");
   await writeFile(manifest, webServerPodYaml("steady", webPort, { periodSeconds: 1, failureThreshold: 1 }));
   let stderr = "";
-  const agent: ChildProcess = spawn(
+  const agent = spawn(
     process.execPath,
     [cli, "run", "--runtime", "cri", "--cri-socket", socket, "-f", manifest, "--listen", `127.0.0.1:${apiPort}`, "--state-dir", join(dir, "state"), "-q"],
     { stdio: ["ignore", "ignore", "pipe"] },
   );
+  started.agent = agent;
   agent.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
-  t.after(async () => {
-    if (agent.exitCode === null && agent.signalCode === null) {
-      agent.kill("SIGTERM");
-      await Promise.race([new Promise((r) => agent.once("exit", r)), sleep(15_000)]);
-      if (agent.exitCode === null && agent.signalCode === null) agent.kill("SIGKILL");
-    }
-  });
   const pod = () => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/steady`);
   const logged = (msg: string): boolean => stderr.split("\n").some((line) => line.includes(`"msg":"${msg}"`));
 
