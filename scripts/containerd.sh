@@ -49,7 +49,7 @@ cmd_install() {
   local need=()
   command -v containerd >/dev/null 2>&1 || need+=(containerd)
   command -v runc >/dev/null 2>&1 || need+=(runc)
-  dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' || need+=(busybox-static)
+  [ "$(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null || true)" = 'install ok installed' ] || need+=(busybox-static)
   if [ "$CNI" = 1 ] && [ ! -x /usr/lib/cni/bridge ]; then need+=(containernetworking-plugins); fi
   command -v ip >/dev/null 2>&1 || need+=(iproute2)
   if [ ${#need[@]} -eq 0 ]; then log "packages present"; return 0; fi
@@ -68,7 +68,7 @@ containerd_pid() {
   local pid
   pid=$(cat "$RUN_DIR/containerd.pid" 2>/dev/null) || return 1
   [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = containerd ] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$RUN_DIR/config.toml" || return 1
+  case "$(tr '\0' ' ' <"/proc/$pid/cmdline")" in *"$RUN_DIR/config.toml"*) ;; *) return 1 ;; esac
   echo "$pid"
 }
 
@@ -177,17 +177,18 @@ cmd_env() {
 images_stamp() {
   {
     sha256sum "$SCRIPT_DIR/containerd.sh" | cut -c1-64
-    busybox 2>&1 | head -n 1
+    sha256sum "$(readlink -f /bin/busybox)" | cut -c1-64
     if [ "$NODE_IMAGE" = 1 ] && command -v node >/dev/null 2>&1; then node --version; fi
   } | sha256sum | cut -c1-64
 }
 
 cmd_images_if_needed() {
-  local stamp name ok=1
+  local stamp name present ok=1
   stamp=$(images_stamp)
   if [ "$(cat "$RUN_DIR/images.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$RUN_DIR/images.list" ]; then
+    present=$'\n'"$(ctr_ images ls -q 2>/dev/null || true)"$'\n'
     for name in $(cat "$RUN_DIR/images.list"); do
-      ctr_ images ls -q | grep -qxF "$name" || ok=0
+      case "$present" in *$'\n'"$name"$'\n'*) ;; *) ok=0 ;; esac
     done
     if [ "$ok" = 1 ]; then log "images up to date"; return 0; fi
   fi
@@ -459,9 +460,10 @@ cmd_stop() {
   fi
   rm -f "$RUN_DIR/containerd.pid"
   # Shims outlive containerd (gotcha 2): kill those started for our socket, by PID.
-  local p
+  local p cmdline
   for p in /proc/[0-9]*; do
-    if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -q -- "containerd-shim.* -address $SOCK\( \|$\)"; then
+    cmdline="$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null || true) "
+    if [[ "$cmdline" == containerd-shim*" -address $SOCK "* || "$cmdline" == */containerd-shim*" -address $SOCK "* ]]; then
       log "killing leftover shim ${p#/proc/}"
       kill -KILL "${p#/proc/}" 2>/dev/null || true
     fi
