@@ -68,7 +68,7 @@ containerd_pid() {
   local pid
   pid=$(cat "$RUN_DIR/containerd.pid" 2>/dev/null) || return 1
   [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = containerd ] || return 1
-  case "$(tr '\0' ' ' <"/proc/$pid/cmdline")" in *"$RUN_DIR/config.toml"*) ;; *) return 1 ;; esac
+  case "$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" in *"$RUN_DIR/config.toml"*) ;; *) return 1 ;; esac
   echo "$pid"
 }
 
