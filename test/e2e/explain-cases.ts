@@ -4,7 +4,6 @@
 // what output, and show the probes in describe. Titled `[<runtime>] …` for every runtime factory.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { test } from "node:test";
 import type { Container } from "../../src/api/types.js";
 import { runDescribeCommand } from "../../src/cli/describe-command.js";
 import { runExplainCommand } from "../../src/cli/explain-command.js";
@@ -12,13 +11,13 @@ import { defaultSpawnerPath } from "../../src/probe/host-runner.js";
 import { captureContext, serveAgentApi } from "../cli-harness.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
 import { podWith } from "./pod-specs.js";
-import type { RuntimeFactory } from "./runtime-factory.js";
+import { runtimeTest, type RuntimeFactory } from "./runtime-factory.js";
 
 const RESTART_WAIT_MS = 30_000;
 
 /** registerExplainCases adds the explain/describe case for one runtime. */
 export function registerExplainCases(factory: RuntimeFactory): void {
-  test(`[${factory.name}] explain says which probe restarted a container and why it is not Ready; describe shows the probe history`, { timeout: 60_000 }, async (t) => {
+  runtimeTest(factory, `[${factory.name}] explain says which probe restarted a container and why it is not Ready; describe shows the probe history`, { timeout: 60_000 }, async (t) => {
     const env = await E2eEnv.start(t, factory);
     const container: Container = {
       name: "app",

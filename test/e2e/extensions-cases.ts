@@ -3,16 +3,15 @@
 // second or two of its endpoint turning healthy, although its periodSeconds is 30; then it is
 // probed at the kubelet's period. Titled `[<runtime>] …` for every runtime factory.
 import assert from "node:assert/strict";
-import { test } from "node:test";
 import type { Container } from "../../src/api/types.js";
 import { startHttpServer } from "../servers/http-servers.js";
 import { E2eEnv, isPodReady } from "./harness.js";
 import { podWith } from "./pod-specs.js";
-import type { RuntimeFactory } from "./runtime-factory.js";
+import { runtimeTest, type RuntimeFactory } from "./runtime-factory.js";
 
 /** registerExtensionCases adds the probe extension case for one runtime. */
 export function registerExtensionCases(factory: RuntimeFactory): void {
-  test(`[${factory.name}] probe extensions: acceptStatus and bodyPattern decide readiness; fastPeriodMs makes it Ready fast, then the period applies`, { timeout: 60_000 }, async (t) => {
+  runtimeTest(factory, `[${factory.name}] probe extensions: acceptStatus and bodyPattern decide readiness; fastPeriodMs makes it Ready fast, then the period applies`, { timeout: 60_000 }, async (t) => {
     let healthyAt = Number.POSITIVE_INFINITY;
     const requests: number[] = [];
     const target = await startHttpServer((_req, res) => {

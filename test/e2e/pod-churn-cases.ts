@@ -15,7 +15,7 @@ import type { Container, Pod } from "../../src/api/types.js";
 import { startHttpServer, type TestServer } from "../servers/http-servers.js";
 import { E2eEnv, isPodReady, NAMESPACE } from "./harness.js";
 import { podWith } from "./pod-specs.js";
-import type { RuntimeFactory } from "./runtime-factory.js";
+import { runtimeTest, type RuntimeFactory } from "./runtime-factory.js";
 
 const PODS_PER_ROUND = 10;
 const ROUNDS = 3;
@@ -73,8 +73,7 @@ async function readAll(lines: AsyncIterable<string>): Promise<string> {
 
 /** registerPodChurnCase declares the churn tests for one runtime (call inside a describe). */
 export function registerPodChurnCase(factory: RuntimeFactory): void {
-  const gcSkip = factory.available();
-  test(`[${factory.name}] Container GC: a crash-looping container is collected down to its newest dead instance, with its log`, { timeout: 120_000, ...(gcSkip !== undefined ? { skip: gcSkip } : {}) }, async (t) => {
+  runtimeTest(factory, `[${factory.name}] Container GC: a crash-looping container is collected down to its newest dead instance, with its log`, { timeout: 120_000 }, async (t) => {
     const env = await E2eEnv.start(t, factory, { backoff: { initialMs: 200, maxMs: 400 } });
     const container: Container = { name: "crasher", ...env.kit.bash("echo crasher-output; exit 3") };
     const name = env.create(podWith(env.kit, "container", "crashloop", container)).metadata.name!;

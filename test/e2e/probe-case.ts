@@ -1,10 +1,10 @@
 // ProbeCase: one upstream container_probe.go case written once and registered for both
 // variants ("Probing container" cases 159–181, "Probing restartable init container" cases
 // 182–204) and for every runtime factory, titled `[case N][<runtime>] <upstream name>`.
-import { test, type TestContext } from "node:test";
+import type { TestContext } from "node:test";
 import { E2eEnv, type E2eOptions } from "./harness.js";
 import type { Variant } from "./pod-specs.js";
-import type { RuntimeFactory } from "./runtime-factory.js";
+import { runtimeTest, type RuntimeFactory } from "./runtime-factory.js";
 
 /** MINUTE is 60 000 ms. */
 export const MINUTE = 60_000;
@@ -54,9 +54,8 @@ export function caseTitle(c: ProbeCase, variant: Variant, factory: RuntimeFactor
 
 /** registerCases declares one test per case (call inside a describe); unavailable runtimes are skipped with their reason. */
 export function registerCases(factory: RuntimeFactory, variant: Variant, cases: readonly ProbeCase[]): void {
-  const skip = factory.available();
   for (const c of [...cases].sort((a, b) => caseNumber(a, variant) - caseNumber(b, variant))) {
-    test(caseTitle(c, variant, factory), { timeout: c.budgetMs, ...(skip !== undefined ? { skip } : {}) }, async (t) => {
+    runtimeTest(factory, caseTitle(c, variant, factory), { timeout: c.budgetMs }, async (t) => {
       const env = await E2eEnv.start(t, factory, c.options);
       await c.run({ env, variant, t });
     });

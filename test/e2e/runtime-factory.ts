@@ -5,6 +5,7 @@
 // cri-runtime-factory.ts and is registered by the *-cri.test.ts files, with its PodKit in
 // cri-pod-kit.ts.
 import { accessSync, constants as fsConstants } from "node:fs";
+import { test, type TestContext } from "node:test";
 import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 
@@ -46,3 +47,13 @@ export const processRuntimeFactory: RuntimeFactory = {
 
 /** RUNTIME_FACTORIES are the runtimes the process test files run every case on (CRI has its own files). */
 export const RUNTIME_FACTORIES: readonly RuntimeFactory[] = [processRuntimeFactory];
+
+/**
+ * runtimeTest declares a test that needs factory's runtime: where the runtime is unavailable the
+ * test reports itself skipped with the reason instead of failing (a fresh machine without
+ * containerd runs every CRI file green). Every e2e case file declares its tests through it.
+ */
+export function runtimeTest(factory: RuntimeFactory, title: string, options: { timeout: number }, fn: (t: TestContext) => Promise<void>): void {
+  const skip = factory.available();
+  test(title, { ...options, ...(skip !== undefined ? { skip } : {}) }, fn);
+}
