@@ -11,11 +11,12 @@ import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import type { Pod } from "../api/types.js";
 import type { AdmitResult } from "./agent.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
 export interface PodAdmitter {
-  admit(pod: import("../api/types.js").Pod, source: string): AdmitResult;
+  admit(pod: Pod, source: string): AdmitResult;
   removeSource(source: string, keep?: ReadonlySet<string>): void;
 }
 
@@ -29,25 +30,45 @@ export interface SourceReport {
   warnings: string[];
 }
 
+/** CheckedManifest is a manifest text decoded and validated, not yet admitted. */
+export interface CheckedManifest {
+  pods: Pod[];
+  /** Human-readable errors, each prefixed by the file and pod they concern; none when the text is good. */
+  errors: string[];
+  /** Probe linter warnings (src/api/probe-lint.ts), each prefixed by its pod. */
+  warnings: string[];
+}
+
+/**
+ * checkManifest decodes and validates a manifest text without admitting anything, so that a
+ * caller can refuse bad input before it touches a runtime.
+ */
+export function checkManifest(text: string, fileName: string): CheckedManifest {
+  const checked: CheckedManifest = { pods: [], errors: [], warnings: [] };
+  const decoded = decodePods(text, fileName);
+  if (!decoded.ok) {
+    checked.errors.push(...decoded.errors);
+    return checked;
+  }
+  for (const pod of decoded.value) {
+    const result = defaultAndValidatePod(pod);
+    if (!result.ok) checked.errors.push(`${fileName}: Pod "${pod.metadata?.name ?? ""}" is invalid:`, ...formatFieldErrors(result.errors).map((e) => `  * ${e}`));
+    else checked.warnings.push(...lintPod(result.pod).map((w) => `${fileName}: pod/${pod.metadata.name ?? ""}: ${w}`));
+  }
+  checked.pods = decoded.value;
+  return checked;
+}
+
 /**
  * applyManifest decodes and validates a manifest text, then admits its pods under one source.
  * Any syntax, decode or validation error rejects the whole text and changes nothing running.
  */
 export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
-  const report: SourceReport = { source, admitted: [], errors: [], warnings: [] };
-  const decoded = decodePods(text, fileName);
-  if (!decoded.ok) {
-    report.errors.push(...decoded.errors);
-    return report;
-  }
-  for (const pod of decoded.value) {
-    const checked = defaultAndValidatePod(pod);
-    if (!checked.ok) report.errors.push(`${fileName}: Pod "${pod.metadata?.name ?? ""}" is invalid:`, ...formatFieldErrors(checked.errors).map((e) => `  * ${e}`));
-    else report.warnings.push(...lintPod(checked.pod).map((w) => `${fileName}: pod/${pod.metadata.name ?? ""}: ${w}`));
-  }
+  const checked = checkManifest(text, fileName);
+  const report: SourceReport = { source, admitted: [], errors: checked.errors, warnings: checked.warnings };
   if (report.errors.length > 0) return report;
   const keep = new Set<string>();
-  for (const pod of decoded.value) {
+  for (const pod of checked.pods) {
     const result = admitter.admit(pod, source);
     if (result.ok) {
       keep.add(result.pod.metadata.uid ?? "");

@@ -1,12 +1,14 @@
 // The CLI's HTTP client for the agent's status API (docs/http-api.md): pods, events, watches and
-// logs over fetch, with the agent's metav1.Status failures turned into kubectl's error texts.
-// Also how a client command gets its client from the command line (--server, --token, -n).
+// logs over HTTP(S), with the agent's metav1.Status failures turned into kubectl's error texts.
+// Also how a client command gets its client from the command line (--server, --token-file, -n).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import { goQuote } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import { UsageError } from "./args.js";
+import { credentialLoader, type CredentialFlags, type Credentials } from "./client-credentials.js";
+import { sendRequest } from "./http-transport.js";
 
 /** DEFAULT_SERVER is the agent's status API when neither --server nor PROBELET_SERVER is set. */
 export const DEFAULT_SERVER = "http://127.0.0.1:10255";
@@ -79,6 +81,8 @@ export interface ClientOptions {
   server: string;
   /** Sent as "Authorization: Bearer <token>". */
   token?: string;
+  /** Read once before the first request: the token (when `token` is not set) and the CA for HTTPS. */
+  credentials?: () => Promise<Credentials>;
   /** Aborts every request and stream (Ctrl-C). */
   signal: AbortSignal;
 }
@@ -196,13 +200,17 @@ export class StatusClient {
 
   /** send makes one request; a non-2xx answer becomes a ServerStatusError. Streams have no timeout. */
   private async send(method: string, path: string, body: string | undefined, stream: boolean): Promise<Response> {
+    const credentials = (await this.options.credentials?.().catch((err: unknown) => {
+      throw new Error(`cannot read the credentials for ${this.server}: ${err instanceof Error ? err.message : String(err)}`);
+    })) ?? {};
+    const token = this.options.token ?? credentials.token;
     const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.options.token !== undefined) headers["Authorization"] = `Bearer ${this.options.token}`;
+    if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const signal = stream ? this.options.signal : AbortSignal.any([this.options.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
     let res: Response;
     try {
-      res = await fetch(this.options.server + path, { method, headers, signal, ...(body !== undefined ? { body } : {}) });
+      res = await sendRequest(this.options.server + path, { method, headers, signal, ...(body !== undefined ? { body } : {}), ...(credentials.ca !== undefined ? { ca: credentials.ca } : {}) });
     } catch (err) {
       throw this.transportError(err);
     }
@@ -217,7 +225,7 @@ export class StatusClient {
     }
     const code = (err as { cause?: { code?: unknown } }).cause?.code;
     if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
-    // fetch reports everything else as "fetch failed"; the cause says what (e.g. undici's "bad port").
+    // Everything else is reported as "fetch failed"; the cause says what (e.g. a TLS verification failure).
     const cause = (err as { cause?: unknown }).cause;
     if (cause instanceof Error) return new Error(`cannot reach the probelet agent at ${this.server}: ${cause.message}`);
     return err;
@@ -257,13 +265,22 @@ const eventsPath = (ns: string | undefined): string => (ns === undefined ? "/api
 export const CLIENT_OPTIONS = {
   server: { type: "string" },
   token: { type: "string" },
+  "token-file": { type: "string" },
+  "certificate-authority": { type: "string" },
+  "state-dir": { type: "string" },
   namespace: { type: "string", short: "n" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 /** CLIENT_FLAGS_HELP documents CLIENT_OPTIONS in each command's --help. */
 export const CLIENT_FLAGS_HELP = `      --server URL          the agent's status API (default $PROBELET_SERVER, else ${DEFAULT_SERVER})
-      --token TOKEN         bearer token for the status API (default $PROBELET_TOKEN)
+      --token-file FILE     the agent's token (default $PROBELET_TOKEN, $PROBELET_TOKEN_FILE, else
+                            for an agent on loopback the token in its state directory)
+      --certificate-authority FILE
+                            the CA to trust for an https:// agent (default $PROBELET_CA_FILE, else
+                            the state directory's serving certificate)
+      --state-dir DIR       the local agent's state directory (default $PROBELET_STATE_DIR or
+                            ~/.local/state/probelet)
   -n, --namespace NS        the namespace (default "default")
   -h, --help                show this help`;
 
@@ -299,13 +316,17 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig["op
 export type CommandArgs<O extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
 
 /** ClientFlags are the parsed CLIENT_OPTIONS. */
-export interface ClientFlags {
+export interface ClientFlags extends CredentialFlags {
   server?: string | undefined;
+  /** Refused: a token on the command line is visible to every user through ps. */
   token?: string | undefined;
   namespace?: string | undefined;
 }
 
-/** clientFromFlags builds the client: --server, else $PROBELET_SERVER, else DEFAULT_SERVER; --token, else $PROBELET_TOKEN. */
+/**
+ * clientFromFlags builds the client: --server, else $PROBELET_SERVER, else DEFAULT_SERVER; the
+ * credentials as client-credentials.ts finds them.
+ */
 export function clientFromFlags(flags: ClientFlags, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): StatusClient {
   const server = flags.server ?? (env["PROBELET_SERVER"] || DEFAULT_SERVER);
   const bad = new UsageError(`invalid server URL "${server}": want an http:// or https:// URL such as ${DEFAULT_SERVER}`);
@@ -316,8 +337,8 @@ export function clientFromFlags(flags: ClientFlags, signal: AbortSignal, env: No
     throw bad;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw bad;
-  const token = flags.token ?? (env["PROBELET_TOKEN"] || undefined);
-  return new StatusClient({ server: server.replace(/\/+$/, ""), signal, ...(token !== undefined ? { token } : {}) });
+  if (flags.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE or $PROBELET_TOKEN");
+  return new StatusClient({ server: server.replace(/\/+$/, ""), signal, credentials: credentialLoader(flags, url, env) });
 }
 
 /**

@@ -1,15 +1,19 @@
 // `probelet run`: the agent in the foreground. It loads manifests (-f, --manifests DIR), starts the
 // status API, and prints a live view of pod changes and events until SIGINT/SIGTERM (graceful);
 // a second signal kills everything at once.
-import { mkdir } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent } from "../agent/agent.js";
-import { applyManifest, ManifestDirectory } from "../agent/manifest-source.js";
+import { applyManifest, checkManifest, ManifestDirectory } from "../agent/manifest-source.js";
+import { StateDirectoryLock } from "../agent/state-lock.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { startStatusServer } from "../server/server.js";
+import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js";
+import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
+import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
+import { startStatusServer, type StatusServer } from "../server/server.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
@@ -25,7 +29,8 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 /** RUN_HELP is the text of `probelet run --help`. */
 export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process|cri [--cri-socket PATH]] [--listen HOST:PORT]
-               [--state-dir DIR] [--token TOKEN] [--leave-running]
+               [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
+               [--leave-running]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -38,9 +43,15 @@ Flags:
                          cri: real containers through containerd's CRI (images must be present)
       --cri-socket PATH  the CRI socket (default $PROBELET_CRI_SOCKET, else /run/containerd/containerd.sock)
       --leave-running    on exit, leave containers running for the next agent to adopt (cri only)
-      --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one)
-      --token TOKEN      require "Authorization: Bearer TOKEN" (needed for a non-loopback --listen)
-      --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet)
+      --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one); off loopback
+                         the API is served over HTTPS only
+      --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
+                         one agent per state directory (a second one exits, naming the first one's PID)
+      --token-file FILE  the token every request but /healthz needs (default: the state directory's
+                         agent-token, made at first start, mode 0600; the CLI finds it there)
+      --tls-cert-file FILE, --tls-private-key-file FILE
+                         the serving certificate off loopback (default: a self-signed one made at first
+                         start in the state directory's pki/; its SHA-256 fingerprint is printed)
       --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
   -q, --quiet            no live view
 `;
@@ -52,56 +63,108 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     ctx.stdout(RUN_HELP);
     return 0;
   }
+  // Every check that can fail comes first: flags, manifests, the listen address, the credentials.
+  // Until they pass nothing touches the state directory or a runtime (a second agent on a busy
+  // state directory, a bad manifest or a taken port disturb nothing that runs).
   const files = values.filename ?? [];
   if (files.length === 0 && values.manifests === undefined) throw new UsageError("nothing to run: give -f FILE or --manifests DIR");
   const runtimeName = values.runtime ?? "process";
   if (runtimeName !== "process" && runtimeName !== "cri") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process", "cri"`);
   if (values["leave-running"] && runtimeName !== "cri") throw new UsageError("--leave-running needs --runtime cri: process containers cannot outlive the agent");
+  if (values.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE");
+  if ((values["tls-cert-file"] === undefined) !== (values["tls-private-key-file"] === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
+  const listen = values.listen ?? DEFAULT_LISTEN;
+  let listenHost: string;
+  try {
+    listenHost = parseListenAddress(listen).host;
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
   const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
-  await mkdir(stateDir, { recursive: true });
   const level = parseLevel(values["log-level"] ?? "warn");
   const logger = createLogger({ level });
   const clock = ctx.clock ?? systemClock;
 
-  // Validate every -f file before anything starts: bad input changes nothing.
-  const texts: { name: string; text: string }[] = [];
-  for (const file of files) texts.push({ name: file, text: await readInputFile(file, () => ctx.readStdin()) });
-
-  surviveUncaughtErrors();
-  const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
-  const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
-  const unsubscribe = values.quiet ? [] : [agent.watchPods((e) => ctx.stdout(formatPodLine(e, clock.now()))), agent.watchEvents((e) => ctx.stdout(formatEventLine(e)))];
-  await agent.restore();
-  let failed = false;
-  for (const { name, text } of texts) {
-    const report = applyManifest(agent, text, name === "-" ? "STDIN" : name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
-    for (const warning of report.warnings) ctx.stderr(`Warning: ${warning}\n`);
-    if (report.errors.length > 0) {
-      ctx.stderr(`error: ${report.errors.join("\n")}\n`);
-      failed = true;
+  const manifests: { name: string; text: string }[] = [];
+  const failures: string[] = [];
+  const podNames = new Set<string>();
+  for (const file of files) {
+    const name = file === "-" ? "STDIN" : file;
+    const text = await readInputFile(file, () => ctx.readStdin());
+    const checked = checkManifest(text, name);
+    for (const warning of checked.warnings) ctx.stderr(`Warning: ${warning}\n`);
+    failures.push(...checked.errors);
+    for (const pod of checked.pods) {
+      const key = `${pod.metadata?.namespace ?? "default"}/${pod.metadata?.name ?? ""}`;
+      if (podNames.has(key)) failures.push(`${name}: pods "${pod.metadata?.name ?? ""}" already exists in another file`);
+      podNames.add(key);
     }
+    manifests.push({ name: file, text });
   }
-  if (failed) {
-    await agent.close(0);
-    await runtime.close();
+  if (failures.length > 0) {
+    ctx.stderr(`error: ${failures.join("\n")}\n`);
     return 2;
+  }
+  if (values.manifests !== undefined) await requireDirectory(values.manifests);
+
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  const lock = await StateDirectoryLock.acquire(stateDir);
+  try {
+    const credentials = await serverCredentials(values, stateDir, listenHost);
+    surviveUncaughtErrors();
+    const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
+    const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
+    let markReady = (): void => undefined;
+    const ready = new Promise<void>((r) => (markReady = r));
+    let server;
+    try {
+      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server") });
+    } catch (err) {
+      await runtime.close();
+      throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return await runAgent({ values, ctx, runtime, agent, server, manifests, markReady, clock, logger, stateDir, fingerprint: credentials.fingerprint });
+  } finally {
+    await lock.release();
+  }
+}
+
+/** RunningAgent is what runAgent needs: the opened runtime, agent and server, and the checked manifests. */
+interface RunningAgent {
+  values: ReturnType<typeof parseRunArgs>["values"];
+  ctx: CommandContext;
+  runtime: Runtime;
+  agent: Agent;
+  server: StatusServer;
+  manifests: { name: string; text: string }[];
+  markReady: () => void;
+  clock: Clock;
+  logger: Logger;
+  stateDir: string;
+  fingerprint: string | undefined;
+}
+
+/** runAgent adopts or reaps what a previous agent left, admits the pods, and runs until a signal. */
+async function runAgent(run: RunningAgent): Promise<number> {
+  const { values, ctx, runtime, agent, server, clock, logger } = run;
+  const unsubscribe = values.quiet ? [] : [agent.watchPods((e) => ctx.stdout(formatPodLine(e, clock.now()))), agent.watchEvents((e) => ctx.stdout(formatEventLine(e)))];
+  if (runtime instanceof ProcessRuntime) await runtime.reapOrphans();
+  await agent.restore();
+  for (const { name, text } of run.manifests) {
+    // Validated above; what can still fail is a name that a restored API pod already has.
+    const report = applyManifest(agent, text, name === "-" ? "STDIN" : name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
+    if (report.errors.length > 0) ctx.stderr(`error: ${report.errors.join("\n")}\n`);
   }
   const dir = values.manifests === undefined ? undefined : new ManifestDirectory(values.manifests, agent, clock, logger.child("manifests"), (r) => {
     for (const w of r.warnings) ctx.stderr(`Warning: ${w}\n`);
     for (const e of r.errors) ctx.stderr(`error: ${e}\n`);
   });
-  let server;
-  try {
-    server = await startStatusServer(agent, { listen: values.listen ?? DEFAULT_LISTEN, ...(values.token ? { token: values.token } : {}), logger: logger.child("server") });
-  } catch (err) {
-    await agent.close(0);
-    await runtime.close();
-    throw new UsageError(`cannot serve the status API on ${values.listen ?? DEFAULT_LISTEN}: ${err instanceof Error ? err.message : String(err)}`);
-  }
   await dir?.start();
   await agent.cleanupOrphans();
   agent.start();
-  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, status API ${server.url}, state ${stateDir}); Ctrl-C stops\n`);
+  run.markReady();
+  const tls = run.fingerprint === undefined ? "" : ` (TLS certificate SHA-256 ${run.fingerprint})`;
+  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, status API ${server.url}${tls}, state ${run.stateDir}); Ctrl-C stops\n`);
 
   await waitForAbort(ctx.signal);
   ctx.stdout("probelet: stopping pods gracefully (signal again to kill them at once)\n");
@@ -127,6 +190,31 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   return 0;
 }
 
+/** requireDirectory fails with kubectl's wording when the manifest directory is not there. */
+async function requireDirectory(dir: string): Promise<void> {
+  const info = await stat(dir).catch(() => undefined);
+  if (info === undefined) throw new UsageError(`the path "${dir}" does not exist`);
+  if (!info.isDirectory()) throw new UsageError(`--manifests ${dir}: not a directory`);
+}
+
+/**
+ * serverCredentials are the status API's token (--token-file, else the state directory's own)
+ * and, off loopback, its TLS certificate (--tls-cert-file, else the state directory's
+ * self-signed one, made at first start). Errors name the file and the reason.
+ */
+async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values"], stateDir: string, host: string): Promise<{ server: { token: string; tls?: { cert: Buffer; key: Buffer } }; fingerprint: string | undefined }> {
+  try {
+    const token = values["token-file"] !== undefined ? await readTokenFile(values["token-file"]) : await loadOrCreateAgentToken(stateDir);
+    if (isLoopbackHost(host)) return { server: { token }, fingerprint: undefined };
+    const certFile = values["tls-cert-file"];
+    const keyFile = values["tls-private-key-file"];
+    const cert = certFile !== undefined && keyFile !== undefined ? await loadServingCert(certFile, keyFile) : await loadOrCreateServingCert(stateDir, [host]);
+    return { server: { token, tls: { cert: cert.cert, key: cert.key } }, fingerprint: cert.fingerprint256 };
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 function parseRunArgs(argv: readonly string[]) {
   try {
     return parseArgs({
@@ -139,6 +227,9 @@ function parseRunArgs(argv: readonly string[]) {
         "leave-running": { type: "boolean" },
         listen: { type: "string" },
         token: { type: "string" },
+        "token-file": { type: "string" },
+        "tls-cert-file": { type: "string" },
+        "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
         "log-level": { type: "string" },
         quiet: { type: "boolean", short: "q" },
@@ -152,13 +243,12 @@ function parseRunArgs(argv: readonly string[]) {
   }
 }
 
-/** openRuntime builds the chosen runtime; for CRI it checks the socket answers before anything starts. */
+/**
+ * openRuntime builds the chosen runtime without changing anything in it; for CRI it checks that
+ * the socket answers before anything starts.
+ */
 async function openRuntime(name: string, socket: string | undefined, stateDir: string, clock: Clock, logger: Logger): Promise<Runtime> {
-  if (name === "process") {
-    const runtime = new ProcessRuntime({ clock, logger, stateDir });
-    await runtime.reapOrphans();
-    return runtime;
-  }
+  if (name === "process") return new ProcessRuntime({ clock, logger, stateDir });
   const path = socket ?? process.env["PROBELET_CRI_SOCKET"] ?? "/run/containerd/containerd.sock";
   const cgroupPrefix = process.env["PROBELET_CRI_CGROUP_PARENT"];
   const runtime = new CriRuntime({ socket: path, clock, logger, ...(cgroupPrefix ? { cgroupPrefix } : {}) });

@@ -52,7 +52,7 @@ test("[cri] containerd killed mid-run: the agent keeps serving, nothing is kille
   );
   started.agent = agent;
   agent.stderr!.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
-  const pod = () => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/steady`);
+  const pod = () => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/steady`, join(dir, "state"));
   const logged = (msg: string): boolean => stderr.split("\n").some((line) => line.includes(`"msg":"${msg}"`));
 
   let before: Pod | undefined;
@@ -75,7 +75,7 @@ test("[cri] containerd killed mid-run: the agent keeps serving, nothing is kille
   assert.ok(logged("Relisting containers failed"), stderr);
   assert.ok(logged("Skipping pod synchronization"), stderr);
   assert.match(stderr, /"err":"container runtime is down"/);
-  const events = (await getJson<{ items: Array<{ reason: string; message: string }> }>(`${api}/api/v1/namespaces/default/events`))?.items ?? [];
+  const events = (await getJson<{ items: Array<{ reason: string; message: string }> }>(`${api}/api/v1/namespaces/default/events`, join(dir, "state")))?.items ?? [];
   assert.ok(events.some((e) => e.reason === "Unhealthy" && e.message.startsWith("Liveness probe errored")), JSON.stringify(events));
 
   // containerd comes back on the same state: it finds its shims again.
@@ -89,7 +89,7 @@ test("[cri] containerd killed mid-run: the agent keeps serving, nothing is kille
     after.add(c ? `${c.containerID} ready=${c.ready} restarts=${c.restartCount}` : "no answer");
   }
   assert.deepEqual([...after], [`${c0!.containerID} ready=true restarts=0`]);
-  const eventsAfter = (await getJson<{ items: Array<{ reason: string; message: string }> }>(`${api}/api/v1/namespaces/default/events`))?.items ?? [];
+  const eventsAfter = (await getJson<{ items: Array<{ reason: string; message: string }> }>(`${api}/api/v1/namespaces/default/events`, join(dir, "state")))?.items ?? [];
   assert.ok(!eventsAfter.some((e) => e.reason === "Killing"), JSON.stringify(eventsAfter));
   const runtime = new CriRuntime({ socket });
   try {

@@ -19,7 +19,7 @@ const cli = fileURLToPath(new URL("./main.js", import.meta.url));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const getPod = (api: string, name: string) => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/${name}`);
+const getPod = (api: string, dir: string, name: string) => getJson<Pod>(`${api}/api/v1/namespaces/default/pods/${name}`, join(dir, "state"));
 
 test("[cri] kill -9 of the agent and a restart keep every container running and every Ready pod Ready", { skip, timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-restart-"));
@@ -49,7 +49,7 @@ test("[cri] kill -9 of the agent and a restart keep every container running and 
   // Wait until Ready, and until the container is older than the kubelet's 10 s restart window.
   let before: Pod | undefined;
   for (let i = 0; i < 120; i++) {
-    before = await getPod(api, name);
+    before = await getPod(api, dir, name);
     const c = before?.status?.containerStatuses?.[0];
     const age = Date.now() - Date.parse(c?.state?.running?.startedAt ?? "");
     if (c?.ready && age > 11_000) break;
@@ -66,7 +66,7 @@ test("[cri] kill -9 of the agent and a restart keep every container running and 
   start();
   const seen: string[] = [];
   for (let i = 0; i < 60; i++) {
-    const pod = await getPod(api, name);
+    const pod = await getPod(api, dir, name);
     const c = pod?.status?.containerStatuses?.[0];
     if (c) seen.push(`${c.containerID} ready=${c.ready} restarts=${c.restartCount}`);
     await sleep(100);

@@ -15,10 +15,13 @@ async function start(t: TestContext, options: Partial<StatusServerOptions> = {})
 
 const UNAUTHORIZED = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 };
 
-test("refuses a non-loopback listen address without a token", async () => {
+test("refuses a non-loopback listen address without both a token and TLS", async () => {
   const api = new FakeAgentApi();
+  const tls = { cert: Buffer.from(""), key: Buffer.from("") };
   for (const listen of ["0.0.0.0:0", "[::]:0", ":0", "10.1.2.3:10255"]) {
-    await assert.rejects(startStatusServer(api, { listen }), /refusing to serve the status API on non-loopback address .* without a token/, listen);
+    for (const options of [{}, { token: "t" }, { tls }]) {
+      await assert.rejects(startStatusServer(api, { listen, ...options }), /refusing to serve the status API on non-loopback address .* without a token and TLS/, listen);
+    }
   }
 });
 
@@ -55,7 +58,7 @@ test("serves on the IPv6 loopback [::1]:0", { skip: hasIPv6Loopback ? false : "t
   assert.equal(await res.text(), "ok");
 });
 
-test("with a token every request needs Authorization: Bearer <token>", async (t) => {
+test("with a token every request but /healthz needs Authorization: Bearer <token>", async (t) => {
   const { server } = await start(t, { token: "s3cret-token" });
   const cases: { name: string; headers: Record<string, string>; status: number }[] = [
     { name: "no header", headers: {}, status: 401 },
@@ -69,7 +72,7 @@ test("with a token every request needs Authorization: Bearer <token>", async (t)
   for (const c of cases) {
     for (const path of ["/healthz", "/api/v1/pods", "/nope"]) {
       const res = await fetch(`${server.url}${path}`, { headers: c.headers });
-      const expected = c.status === 200 && path === "/nope" ? 404 : c.status;
+      const expected = path === "/healthz" ? 200 : c.status === 200 && path === "/nope" ? 404 : c.status;
       assert.equal(res.status, expected, `${c.name} ${path}`);
       if (expected === 401) {
         assert.equal(res.headers.get("content-type"), "application/json");
@@ -209,4 +212,23 @@ test("close() is idempotent and refuses new connections afterwards", async () =>
   await Promise.all([server.close(), server.close()]);
   await server.close();
   await assert.rejects(fetch(`${server.url}/healthz`));
+});
+
+test("requests wait for the ready promise before they are routed; /healthz answers at once", async (t) => {
+  let markReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const { api, server } = await start(t, { ready });
+  assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  let answered = false;
+  const list = fetch(`${server.url}/api/v1/pods`).then(async (res) => {
+    answered = true;
+    return res;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(answered, false, "the pod list was answered before the agent was ready");
+  api.addPod({ metadata: { name: "restored", namespace: "default" }, spec: { containers: [] } });
+  markReady();
+  const res = await list;
+  assert.equal(res.status, 200);
+  assert.deepEqual(((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name), ["restored"]);
 });

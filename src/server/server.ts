@@ -1,7 +1,8 @@
 // The agent's status API over HTTP (node:http, no framework): binding rules, authentication,
 // routing, metav1.Status errors, request logging, timeouts against slow or hostile clients,
 // and a close() that ends open watch and log streams before closing every socket.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { AgentApi } from "../agent/agent-api.js";
 import { joinHostPort } from "../probe/address.js";
@@ -17,8 +18,15 @@ import { StreamTracker } from "./stream-tracker.js";
 export interface StatusServerOptions {
   /** "host:port", e.g. "127.0.0.1:10255" or "[::1]:0" (port 0 picks a free port). */
   listen: string;
-  /** Bearer token every request must present; required to listen on a non-loopback address. */
+  /**
+   * Bearer token every request but GET /healthz must present; required to listen on a
+   * non-loopback address. `probelet run` always sets one (docs/security.md).
+   */
   token?: string;
+  /** Serve HTTPS with this certificate and key (PEM); required to listen on a non-loopback address. */
+  tls?: { cert: Buffer; key: Buffer };
+  /** Requests wait for this before they are routed (the agent restoring its pods); /healthz does not. */
+  ready?: Promise<void>;
   logger?: Logger;
   /** Measures request durations for the debug log and bounds close(). */
   clock?: Clock;
@@ -36,26 +44,29 @@ export interface StatusServerOptions {
 export interface StatusServer {
   /** The bound address (the real port when 0 was asked for). */
   address: { host: string; port: number };
-  /** Base URL, e.g. "http://127.0.0.1:10255" or "http://[::1]:41234". */
+  /** Base URL, e.g. "http://127.0.0.1:10255", "http://[::1]:41234" or "https://0.0.0.0:10250". */
   url: string;
   /** close stops accepting, ends watch and log streams, closes all sockets; idempotent. */
   close(): Promise<void>;
 }
+
+/** HEALTHZ_PATH answers without authentication, as liveness checks of the agent need. */
+const HEALTHZ_PATH = "/healthz";
 
 // Upper bound on simultaneous connections, so a flood cannot exhaust file descriptors.
 const MAX_CONNECTIONS = 1024;
 
 /**
  * startStatusServer serves api over HTTP on options.listen. It rejects with an Error for a
- * malformed address, for a non-loopback address without a token, and when listening fails
+ * malformed address, for a non-loopback address without a token and TLS, and when listening fails
  * (e.g. EADDRINUSE).
  */
 export async function startStatusServer(api: AgentApi, options: StatusServerOptions): Promise<StatusServer> {
   const { host, port } = parseListenAddress(options.listen);
-  if (options.token === undefined && !isLoopbackHost(host)) {
+  if ((options.token === undefined || options.tls === undefined) && !isLoopbackHost(host)) {
     throw new Error(
-      `refusing to serve the status API on non-loopback address "${options.listen}" without a token: ` +
-        `listen on 127.0.0.1 or [::1], or set a bearer token`,
+      `refusing to serve the status API on non-loopback address "${options.listen}" without a token and TLS: ` +
+        `listen on 127.0.0.1 or [::1], or set a bearer token and a serving certificate`,
     );
   }
   const auth = options.token === undefined ? undefined : new BearerAuthenticator(options.token);
@@ -74,7 +85,9 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
       logger.debug("HTTP request", { method: req.method, path, status: res.statusCode, ms });
     });
     req.socket.setTimeout(idleTimeout);
-    if (auth !== undefined && !auth.authenticate(req.headers.authorization)) return sendStatus(res, unauthorizedStatus());
+    const health = path === HEALTHZ_PATH;
+    if (auth !== undefined && !health && !auth.authenticate(req.headers.authorization)) return sendStatus(res, unauthorizedStatus());
+    if (!health && options.ready !== undefined) await options.ready;
     const match = matchRoute(path);
     if (match === undefined) return sendStatus(res, notFoundStatus());
     const handler = match.route.methods[req.method ?? ""];
@@ -89,7 +102,8 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     }
   };
 
-  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(headersTimeout / 4, 30_000)) });
+  const serverOptions: ServerOptions = { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(headersTimeout / 4, 30_000)) };
+  const server: Server = options.tls === undefined ? createServer(serverOptions) : createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key });
   server.maxConnections = MAX_CONNECTIONS;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
@@ -108,7 +122,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
 
   const bound = server.address() as AddressInfo;
   const address = { host: bound.address, port: bound.port };
-  logger.info("Status server listening", { address: joinHostPort(address.host, address.port), auth: auth !== undefined });
+  logger.info("Status server listening", { address: joinHostPort(address.host, address.port), auth: auth !== undefined, tls: options.tls !== undefined });
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -122,7 +136,8 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     })();
     return closing;
   };
-  return { address, url: `http://${joinHostPort(address.host, address.port)}`, close };
+  const scheme = options.tls === undefined ? "http" : "https";
+  return { address, url: `${scheme}://${joinHostPort(address.host, address.port)}`, close };
 }
 
 /** splitRequestUrl separates the path from the query of a request target (origin or absolute form). */

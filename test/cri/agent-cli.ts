@@ -1,10 +1,15 @@
 // Helpers for tests that run `probelet run --runtime cri` as a user does and watch it through
-// its status API.
+// its status API, with the token the agent keeps in its state directory (as the owner's CLI does).
+import { readTokenFileIfPresent, tokenPath } from "../../src/server/agent-token.js";
 
-/** getJson fetches a status API path; undefined when the agent does not answer or answers an error. */
-export async function getJson<T>(url: string): Promise<T | undefined> {
+/**
+ * getJson fetches a status API path of the agent of stateDir; undefined when the agent does not
+ * answer (yet: its token may not be written) or answers an error.
+ */
+export async function getJson<T>(url: string, stateDir: string): Promise<T | undefined> {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    const token = await readTokenFileIfPresent(tokenPath(stateDir));
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000), headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
     return res.ok ? ((await res.json()) as T) : undefined;
   } catch {
     return undefined;
