@@ -1,10 +1,12 @@
-// EventStore: the agent's core/v1 Events. It implements the prober's EventRecorder and
-// aggregates repeats the way client-go's event correlator does (same object, type, reason and
-// message → count + 1 and a new lastTimestamp), keeping a bounded number of events.
+// EventStore: the agent's core/v1 Events. It implements the prober's EventRecorder and passes
+// every event through client-go's event correlator (event-correlator.ts: repeats counted,
+// similar events combined, spam dropped), as the kubelet's recorder does before the API server
+// sees them; it keeps a bounded number of events.
 import type { Pod } from "../api/types.js";
 import type { EventRecorder, EventTarget, EventType } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
 import type { KubeEvent, WatchEvent } from "./agent-api.js";
+import { EventCorrelator } from "./event-correlator.js";
 
 /** MAX_EVENTS bounds memory: the oldest events are dropped first. */
 export const MAX_EVENTS = 2000;
@@ -17,34 +19,29 @@ export function fieldPathFor(pod: Pod, containerName: string): string {
 
 /** EventStore records, aggregates and serves events. */
 export class EventStore implements EventRecorder {
-  /** Insertion-ordered by last update: the first entry is the least recently seen. */
+  /** By name, insertion-ordered by last update: the first entry is the least recently seen. */
   private readonly events = new Map<string, KubeEvent>();
+  private readonly correlator: EventCorrelator;
   private readonly listeners = new Set<(e: WatchEvent<KubeEvent>) => void>();
   private sequence = 0;
 
   constructor(
     private readonly clock: Clock,
     private readonly host: string,
-  ) {}
+  ) {
+    this.correlator = new EventCorrelator(clock);
+  }
 
   event(target: EventTarget, type: EventType, reason: string, message: string): void {
     const { pod } = target;
     const fieldPath = target.containerName !== undefined ? fieldPathFor(pod, target.containerName) : undefined;
-    const key = [pod.metadata.uid, fieldPath ?? "", type, reason, message].join("\u0000");
     const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    const existing = this.events.get(key);
-    if (existing) {
-      this.events.delete(key);
-      const updated: KubeEvent = { ...existing, count: existing.count + 1, lastTimestamp: now };
-      this.events.set(key, updated);
-      this.notify({ type: "MODIFIED", object: updated });
-      return;
-    }
     const namespace = pod.metadata.namespace ?? "default";
-    const created: KubeEvent = {
+    const fresh: KubeEvent = {
       apiVersion: "v1",
       kind: "Event",
       metadata: {
+        // client-go names an event "<object>.<hex nanoseconds>"; the sequence keeps names unique within a millisecond.
         name: `${pod.metadata.name ?? ""}.${(this.clock.now() * 1000 + this.sequence++).toString(16)}`,
         namespace,
         creationTimestamp: now,
@@ -67,12 +64,20 @@ export class EventStore implements EventRecorder {
       reportingComponent: "kubelet",
       reportingInstance: this.host,
     };
-    this.events.set(key, created);
-    if (this.events.size > MAX_EVENTS) {
+    const correlated = this.correlator.correlate(fresh);
+    if (correlated === undefined) return;
+    const { event } = correlated;
+    const name = event.metadata.name ?? "";
+    const existing = correlated.update ? this.events.get(name) : undefined;
+    // An update keeps the stored event's identity (creation time); only what a patch changes moves.
+    const stored: KubeEvent = existing === undefined ? event : { ...existing, count: event.count, lastTimestamp: event.lastTimestamp, message: event.message, involvedObject: event.involvedObject };
+    this.events.delete(name);
+    this.events.set(name, stored);
+    if (existing === undefined && this.events.size > MAX_EVENTS) {
       const oldest = this.events.keys().next().value;
       if (oldest !== undefined) this.events.delete(oldest);
     }
-    this.notify({ type: "ADDED", object: created });
+    this.notify({ type: existing === undefined ? "ADDED" : "MODIFIED", object: stored });
   }
 
   /** list returns events sorted by lastTimestamp, optionally for one namespace and involved object name. */
@@ -84,7 +89,7 @@ export class EventStore implements EventRecorder {
 
   /** forgetPod drops the events of a pod UID (called when a pod is gone for good). */
   forgetPod(uid: string): void {
-    for (const [key, e] of this.events) if (e.involvedObject.uid === uid) this.events.delete(key);
+    for (const [name, e] of this.events) if (e.involvedObject.uid === uid) this.events.delete(name);
   }
 
   /** watch registers a listener for new and updated events; returns an unsubscribe function. */
