@@ -63,9 +63,16 @@ export function dialProbeSocket(target: HttpTarget, owner: SocketOwner): ProbeSo
   }
 }
 
-/** startTls runs TLS over `raw` as the kubelet's transport does: InsecureSkipVerify, SNI for names. */
+/**
+ * startTls runs TLS over `raw` as the kubelet's transport does (InsecureSkipVerify, SNI for
+ * names) and writes the request head once the handshake is done, as Go's Transport does
+ * (dialConn finishes the handshake before the request is written). Writing earlier would leave
+ * the head queued during a stalled handshake, and Node defers the first idle timeout of a
+ * socket with a write in progress: the probe deadline would fire a whole timeout late.
+ */
 export function startTls(raw: ProbeSocket, target: HttpTarget, owner: SocketOwner): TLSSocket {
   const tls = tlsConnect({ socket: raw, servername: target.servername, rejectUnauthorized: false, ALPNProtocols: ["http/1.1"] });
+  tls.once("secureConnect", () => tls.write(target.head));
   tls.on("data", (chunk: Buffer) => owner.onRead(tls, chunk, chunk.length));
   tls.on("end", () => owner.onEnd(tls));
   tls.on("timeout", () => owner.onTimeout(tls));

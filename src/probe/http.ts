@@ -106,7 +106,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
       const raw = (this.raw = dialProbeSocket(target, this));
       this.stream = target.tls ? startTls(raw, target, this) : raw;
       this.stream.setTimeout(left);
-      this.stream.write(target.head);
+      if (!target.tls) raw.write(target.head); // TLS writes it after the handshake
     } catch (err) {
       this.finish(this.failure(goErrorText(err, target.dialAddr)));
     }
