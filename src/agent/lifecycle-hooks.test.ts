@@ -7,9 +7,11 @@ import type { Container, LifecycleHandler, Pod } from "../api/types.js";
 import type { CommandResult, CommandRunner } from "../probe/command-runner.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
-import { startHttpServer, type TestServer } from "../../test/servers/http-servers.js";
+import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type TestServer } from "../../test/servers/http-servers.js";
+import { MemoryEventRecorder } from "../prober/events.js";
+import { KUBE_VERSION } from "../probe/user-agent.js";
 import { Agent } from "./agent.js";
-import { runLifecycleHook, type HookContext } from "./lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook, type HookContext } from "./lifecycle-hooks.js";
 
 const POD: Pod = { metadata: { name: "web", namespace: "default", uid: "uid-1" }, spec: { containers: [] } };
 const CONTAINER: Container = { name: "app", ports: [{ name: "http", containerPort: 8080 }] };
@@ -25,7 +27,7 @@ function scripted(answer: CommandResult | Error): CommandRunner {
 }
 
 function context(runner: CommandRunner, overrides: Partial<HookContext> = {}): HookContext {
-  return { runner, clock: new FakeClock(0), pod: POD, container: CONTAINER, containerId: "fake://c1", podIP: "127.0.0.1", timeoutMs: 2000, ...overrides };
+  return { runner, clock: new FakeClock(0), events: new MemoryEventRecorder(), pod: POD, container: CONTAINER, containerId: "fake://c1", podIP: "127.0.0.1", timeoutMs: 2000, ...overrides };
 }
 
 const exited = (exitCode: number, stdout = "", stderr = ""): CommandResult => ({ exitCode, stdout: Buffer.from(stdout), stderr: Buffer.from(stderr) });
@@ -104,6 +106,65 @@ describe("runLifecycleHook", () => {
   });
 });
 
+describe("httpGet hooks", () => {
+  const seen: Array<{ url: string; userAgent: string; authorization: string }> = [];
+  let plain: TestServer;
+  before(async () => {
+    plain = await startHttpServer((req, res) => {
+      seen.push({ url: req.url ?? "", userAgent: req.headers["user-agent"] ?? "", authorization: req.headers.authorization ?? "" });
+      res.end("ok");
+    });
+  });
+  after(() => plain.close());
+
+  test("an httpGet hook sends User-Agent kube-lifecycle/<major>.<minor>, the emulated kubelet version", async () => {
+    seen.length = 0;
+    assert.equal(await runLifecycleHook({ httpGet: { path: "/ua", port: plain.port } }, context(scripted(exited(0)))), undefined);
+    assert.deepEqual(seen.map((s) => s.userAgent), [`kube-lifecycle/${KUBE_VERSION.major}.${KUBE_VERSION.minor}`]);
+  });
+
+  test("an HTTPS hook that meets an HTTP server is retried over HTTP without Authorization, with a LifecycleHTTPFallback warning", async () => {
+    seen.length = 0;
+    const events = new MemoryEventRecorder();
+    const handler: LifecycleHandler = {
+      httpGet: { scheme: "HTTPS", path: "/fallback", port: plain.port, httpHeaders: [{ name: "Authorization", value: "Bearer hook-secret" }] },
+    };
+    assert.equal(await runLifecycleHook(handler, context(scripted(exited(0)), { events })), undefined);
+    // The HTTPS attempt reached the server as a TLS ClientHello it could not parse; only the retry is a request.
+    assert.deepEqual(seen, [{ url: "/fallback", userAgent: `kube-lifecycle/${KUBE_VERSION.major}.${KUBE_VERSION.minor}`, authorization: "" }]);
+    assert.deepEqual(events.strings(), [`Warning LifecycleHTTPFallback request to HTTPS lifecycle hook 127.0.0.1:${plain.port} got HTTP response, retry with HTTP succeeded`]);
+    assert.equal(events.events[0]!.target.containerName, undefined, "the event is the pod's");
+  });
+
+  test("an HTTPS hook whose HTTP retry gets no answer fails with the HTTPS error and records no fallback", async (t) => {
+    let connections = 0;
+    const server = await startRawServer((socket) => {
+      connections++;
+      // First connection: an HTTP answer to the ClientHello. Second (the HTTP retry): reset.
+      if (connections === 1) socket.once("data", () => socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"));
+      else socket.once("data", () => socket.resetAndDestroy());
+    });
+    t.after(() => server.close());
+    const events = new MemoryEventRecorder();
+    const failure = await runLifecycleHook({ httpGet: { scheme: "HTTPS", path: "/hook", port: server.port } }, context(scripted(exited(0)), { events }));
+    assert.equal(failure, `HTTP lifecycle hook (/hook) for Container "app" in Pod "web_default(uid-1)" failed - error: Get "https://127.0.0.1:${server.port}/hook": http: server gave HTTP response to HTTPS client`);
+    assert.equal(connections, 2, "the HTTP retry was sent");
+    assert.deepEqual(events.strings(), []);
+  });
+
+  test("an HTTPS hook against an HTTPS server succeeds without a retry", async (t) => {
+    const tls = makeSelfSignedCert();
+    if (!tls) return t.skip("openssl is not available to make a certificate");
+    const agents: string[] = [];
+    const server = await startHttpsServer((req, res) => (agents.push(req.headers["user-agent"] ?? ""), res.end("ok")), tls);
+    t.after(() => server.close());
+    const events = new MemoryEventRecorder();
+    assert.equal(await runLifecycleHook({ httpGet: { scheme: "HTTPS", path: "/", port: server.port } }, context(scripted(exited(0)), { events })), undefined);
+    assert.deepEqual([agents, events.strings()], [[`kube-lifecycle/${KUBE_VERSION.major}.${KUBE_VERSION.minor}`], []]);
+    assert.equal(server.connections(), 1);
+  });
+});
+
 describe("agent lifecycle hooks", () => {
   const reasons = (agent: Agent) => agent.listEvents("default").map((e) => `${e.reason}: ${e.message}`);
 
@@ -117,7 +178,7 @@ describe("agent lifecycle hooks", () => {
     const calls = runtime.calls.filter((c) => /^(start|exec|stop) /.test(c));
     assert.deepEqual(calls.slice(0, 3), ["start app#0", "exec app#0 init-hook", "stop app#0 grace=30"]);
     const events = reasons(agent);
-    assert.ok(events.some((e) => e.startsWith('FailedPostStartHook: Exec lifecycle hook ([init-hook]) for Container "app" in Pod "p_default(')), events.join("\n"));
+    assert.ok(events.includes(`FailedPostStartHook: ${POST_START_HOOK_FAILED}`), events.join("\n"));
     assert.ok(events.includes("Killing: FailedPostStartHook"), events.join("\n"));
     // The kill is a container exit like any other: restartPolicy Always starts it again after the back-off.
     for (let s = 0; s < 15; s++) await clock.advance(1000);
@@ -139,9 +200,39 @@ describe("agent lifecycle hooks", () => {
       assert.deepEqual(runtime.calls.filter((c) => /^(exec|stop) /.test(c)), ["exec app#0 drain --now", "stop app#0 grace=20"]);
       const failed = reasons(agent).filter((e) => e.startsWith("FailedPreStopHook: "));
       assert.deepEqual(failed.length, exitCode === 0 ? 0 : 1, failed.join("\n"));
-      if (exitCode !== 0) assert.match(failed[0]!, /failed - error: command 'drain --now' exited with 7: , message: ""$/);
+      if (exitCode !== 0) assert.equal(failed[0], `FailedPreStopHook: ${PRE_STOP_HOOK_FAILED}`);
       for (let s = 0; s < 3; s++) await clock.advance(1000);
       await agent.close();
     }
+  });
+
+  test("a failed postStart hook's event carries the fixed message only; its error goes to the waiting state PostStartHookError", async () => {
+    const { clock, runtime, agent } = startAgentOnFakes();
+    runtime.execExit.set("app", 1);
+    await admitRunning(agent, clock, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook", "--token=s3cret"] } } } }] },
+    });
+    const failed = agent.listEvents("default").filter((e) => e.reason === "FailedPostStartHook");
+    assert.deepEqual(failed.map((e) => [e.type, e.message, e.involvedObject.fieldPath]), [["Warning", "PostStartHook failed", "spec.containers{app}"]]);
+    assert.ok(!agent.listEvents("default").some((e) => e.message.includes("s3cret")), "no event carries the hook's command or output");
+    const waiting = agent.getPod("default", "p").status?.containerStatuses?.[0]?.state?.waiting;
+    assert.equal(waiting?.reason, POST_START_HOOK_ERROR);
+    assert.match(waiting?.message ?? "", /^Exec lifecycle hook \(\[init-hook --token=s3cret\]\) for Container "app" in Pod "p_default\(.+\)" failed - error: command 'init-hook --token=s3cret' exited with 1: , message: ""$/);
+    await agent.close();
+  });
+
+  test("with restartPolicy Never a failed postStart hook leaves the container terminated, not waiting", async () => {
+    const { clock, runtime, agent } = startAgentOnFakes();
+    runtime.execExit.set("app", 1);
+    await admitRunning(agent, clock, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { restartPolicy: "Never", containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
+    });
+    await flushMicrotasks(50);
+    const state = agent.getPod("default", "p").status?.containerStatuses?.[0]?.state;
+    assert.equal(state?.waiting, undefined, JSON.stringify(state));
+    assert.ok(state?.terminated, JSON.stringify(state));
+    await agent.close();
   });
 });

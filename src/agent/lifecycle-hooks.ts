@@ -5,13 +5,32 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import { goQuote } from "../api/field-errors.js";
 import { decodeOutput } from "../probe/exec.js";
 import { isHttpStatusFailure, probeHttp } from "../probe/http.js";
-import { newHttpProbeRequest } from "../probe/http-request.js";
+import { SCHEME_MISMATCH } from "../probe/http-errors.js";
+import { newHttpProbeRequest, parseUrlReference, renderUrl, type HttpProbeRequest } from "../probe/http-request.js";
+import type { ProbeOutcome } from "../probe/result.js";
+import { LIFECYCLE_USER_AGENT } from "../probe/user-agent.js";
+import type { EventRecorder } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
+
+// Hook failures are recorded with fixed event messages: the hook's output may hold secrets, so
+// the detail goes only to the container's waiting state (kuberuntime_container.go
+// startContainer and executePreStopHook).
+
+/** POST_START_HOOK_FAILED is the FailedPostStartHook event's message. */
+export const POST_START_HOOK_FAILED = "PostStartHook failed";
+
+/** PRE_STOP_HOOK_FAILED is the FailedPreStopHook event's message. */
+export const PRE_STOP_HOOK_FAILED = "PreStopHook failed";
+
+/** POST_START_HOOK_ERROR is the waiting reason after a failed postStart hook (ErrPostStartHook). */
+export const POST_START_HOOK_ERROR = "PostStartHookError";
 
 /** HookContext is what running a hook needs. */
 export interface HookContext {
   runner: CommandRunner;
   clock: Clock;
+  /** Receives the pod's LifecycleHTTPFallback event. */
+  events: EventRecorder;
   pod: Pod;
   container: Container;
   containerId: string;
@@ -63,17 +82,42 @@ async function runExecHook(argv: readonly string[], ctx: HookContext, timeoutMs:
 }
 
 /**
- * runHttpHook sends the hook's GET and resolves with why it failed, or undefined. Only a request
- * that got no response fails; the status code is not looked at (handlers.go runHTTPHandler).
+ * runHttpHook sends the hook's GET (User-Agent kube-lifecycle/<major>.<minor>) and resolves with
+ * why it failed, or undefined. Only a request that got no response fails; the status code is not
+ * looked at. An HTTPS hook that met an HTTP server is sent again over HTTP without its
+ * Authorization header; if that gets a response, the hook succeeds with a LifecycleHTTPFallback
+ * warning on the pod, otherwise the HTTPS error stands (handlers.go runHTTPHandler).
  */
 async function runHttpHook(action: HTTPGetAction, ctx: HookContext, timeoutMs: number): Promise<string | undefined> {
+  let request: HttpProbeRequest;
   try {
-    const out = await probeHttp(newHttpProbeRequest(action, ctx.container, ctx.podIP), { timeoutMs, followNonLocalRedirects: false });
-    if (out.result === "success" || out.result === "warning" || isHttpStatusFailure(out)) return undefined;
-    return out.error?.message ?? out.output;
+    request = newHttpProbeRequest(action, ctx.container, ctx.podIP, LIFECYCLE_USER_AGENT);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+  const deadline = ctx.clock.monotonic() + timeoutMs;
+  const out = await probeHttp(request, { timeoutMs, followNonLocalRedirects: false });
+  if (gotResponse(out)) return undefined;
+  const failure = out.error?.message ?? out.output;
+  const plain = failure.endsWith(`: ${SCHEME_MISMATCH}`) ? plainHttpRetry(request) : undefined;
+  if (plain === undefined) return failure;
+  const retry = await probeHttp(plain.request, { timeoutMs: Math.max(1, deadline - ctx.clock.monotonic()), followNonLocalRedirects: false });
+  if (!gotResponse(retry)) return failure;
+  ctx.events.event({ pod: ctx.pod }, "Warning", "LifecycleHTTPFallback", `request to HTTPS lifecycle hook ${plain.host} got HTTP response, retry with HTTP succeeded`);
+  return undefined;
+}
+
+/** gotResponse: the hook's request was answered, whatever the status. */
+function gotResponse(out: ProbeOutcome): boolean {
+  return out.result === "success" || out.result === "warning" || isHttpStatusFailure(out);
+}
+
+/** plainHttpRetry is the https request over http, without Authorization, and its host:port. */
+function plainHttpRetry(request: HttpProbeRequest): { request: HttpProbeRequest; host: string } | undefined {
+  const parts = parseUrlReference(request.url);
+  if (typeof parts === "string" || parts.scheme !== "https") return undefined;
+  const headers = request.headers.filter(([name]) => name !== "Authorization");
+  return { request: { ...request, url: renderUrl({ ...parts, scheme: "http" }), headers }, host: parts.authority ?? "" };
 }
 
 function podName(pod: Pod): string {

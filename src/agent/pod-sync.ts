@@ -20,7 +20,7 @@ import { LABEL_AGENT } from "./agent-id.js";
 import type { RestartBackoff } from "./backoff.js";
 import { containerEnv, expandCommandAndArgs } from "./container-env.js";
 import type { EventStore } from "./kube-events.js";
-import { runLifecycleHook } from "./lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
 import { buildPodStatus, containerStatus, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
 
@@ -323,9 +323,13 @@ export class PodSyncer {
     if (postStart) {
       const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, POST_START_HOOK_BOUND_MS));
       if (failure) {
-        this.d.events.event(target, "Warning", "FailedPostStartHook", failure);
+        // kuberuntime_container.go startContainer: a fixed event text; the hook's error becomes the
+        // waiting state of a container that will be restarted (reason cache, ShouldContainerBeRestarted).
+        this.d.events.event(target, "Warning", "FailedPostStartHook", POST_START_HOOK_FAILED);
         const info = await this.d.runtime.containerStatus(id);
         await this.killContainer(record, spec, info, "FailedPostStartHook");
+        const killed = await this.d.runtime.containerStatus(id);
+        if (shouldRestartOnExit(record.pod, spec, killed.exitCode)) record.startErrors.set(spec.name, { reason: POST_START_HOOK_ERROR, message: failure });
       }
     }
   }
@@ -351,7 +355,7 @@ export class PodSyncer {
       const started = this.d.clock.monotonic();
       const failure = await runLifecycleHook(preStop, this.hookContext(record, spec, this.id(info), grace * 1000));
       elapsed = (this.d.clock.monotonic() - started) / 1000;
-      if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", failure);
+      if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
     }
     const remaining = graceOverride === 0 ? 0 : remainingGraceAfterPreStop(grace, elapsed);
     try {
@@ -416,7 +420,7 @@ export class PodSyncer {
   }
 
   private hookContext(record: PodRecord, spec: Container, containerId: string, timeoutMs: number) {
-    return { runner: this.d.runner, clock: this.d.clock, pod: record.pod, container: spec, containerId, podIP: record.podIP, timeoutMs };
+    return { runner: this.d.runner, clock: this.d.clock, events: this.d.events, pod: record.pod, container: spec, containerId, podIP: record.podIP, timeoutMs };
   }
 
   private id(info: ContainerInfo): string {

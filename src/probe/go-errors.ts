@@ -3,6 +3,7 @@
 // the output; net/http wraps the same errors). Exactness here is informative except
 // where the spec (§B.3, §J) quotes a text.
 import { joinHostPort } from "./address.js";
+import { systemResolver } from "./resolver-address.js";
 
 /** GO_IO_TIMEOUT is Go's text for a deadline hit inside the net package (os.ErrDeadlineExceeded). */
 export const GO_IO_TIMEOUT = "i/o timeout";
@@ -64,19 +65,20 @@ export function goInvalidPortText(port: number, network = "tcp"): string {
 }
 
 /**
- * goDialErrorText renders a failed dial as Go's net.Dial error text.
+ * goDialErrorText renders a failed dial as Go's net.Dial error text; a failed name lookup names
+ * the DNS server as Go's resolver does ("dial tcp: lookup NAME on 10.0.0.10:53: no such host").
  * `address` is the "host:port" being dialled (Go prints it as given for IP literals and
  * ":port" for an empty host); a resolved peer address on the error takes its place for
  * hostnames, as Go reports the address it actually tried.
  */
-export function goDialErrorText(error: unknown, address: string, network = "tcp"): string {
+export function goDialErrorText(error: unknown, address: string, network = "tcp", resolver: ResolverAddress = systemResolver): string {
   const err = unwrapAggregate(error);
   const code = err.code ?? "";
   if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_NODATA") {
-    return goOpErrorText("dial", network, undefined, `lookup ${err.hostname ?? hostOf(address)}: no such host`);
+    return goOpErrorText("dial", network, undefined, goLookupErrorText(err.hostname ?? hostOf(address), resolver.address(), "no such host"));
   }
   if (code === "EAI_AGAIN") {
-    return goOpErrorText("dial", network, undefined, `lookup ${err.hostname ?? hostOf(address)}: server misbehaving`);
+    return goOpErrorText("dial", network, undefined, goLookupErrorText(err.hostname ?? hostOf(address), resolver.address(), "server misbehaving"));
   }
   if (code === "ABORT_ERR") return goOpErrorText("dial", network, address, GO_OPERATION_CANCELED);
   const errno = goErrnoText(code);
@@ -85,6 +87,20 @@ export function goDialErrorText(error: unknown, address: string, network = "tcp"
     return goOpErrorText("dial", network, resolvedAddress(err, address), `${syscall}: ${errno}`);
   }
   return goOpErrorText("dial", network, address, err.message ?? String(error));
+}
+
+/** ResolverAddress names the DNS server of lookup errors (resolver-address.ts reads resolv.conf). */
+export interface ResolverAddress {
+  address(): string;
+}
+
+/**
+ * goLookupErrorText is Go's *net.DNSError text (net/net.go DNSError.Error):
+ * "lookup <name> on <server>: <err>", without " on <server>" when no server was asked. The
+ * name is the one looked up, not a search-suffixed one (dnsclient_unix.go goLookupIPCNAME).
+ */
+export function goLookupErrorText(name: string, server: string, err: string): string {
+  return server === "" ? `lookup ${name}: ${err}` : `lookup ${name} on ${server}: ${err}`;
 }
 
 /** unwrapAggregate picks the first attempt's error out of Node's happy-eyeballs AggregateError (Go reports the first too). */

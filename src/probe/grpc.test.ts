@@ -7,6 +7,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { countHandles, grownHandles } from "../../test/handles.js";
 import { spawnGrpcHealthServer, startGrpcHealthServer, type GrpcHealthServer, type HealthServerOptions, type ServingStatus } from "../../test/servers/grpc-health-server.js";
+import { startRawServer } from "../../test/servers/http-servers.js";
 import { startBlackholeServer } from "../../test/servers/tcp-server.js";
 import { goStatusErrorText, probeGrpc, type GrpcProbeOptions, type GrpcProbeTarget } from "./grpc.js";
 import type { ProbeOutcome } from "./result.js";
@@ -137,6 +138,20 @@ describe("probeGrpc", () => {
       result: "failure",
       output: `timeout: failed to connect service "127.0.0.1:${blackhole.port}" within 1s: context deadline exceeded`,
     });
+  });
+
+  test("a server that accepts and never answers the HTTP/2 preface fails at the timeout, not later", async (t) => {
+    const silent = await startRawServer(() => undefined);
+    t.after(() => silent.close());
+    const started = performance.now();
+    const outcome = await probeGrpc({ host: "127.0.0.1", port: silent.port, service: "" }, { timeoutMs: 1000 });
+    const elapsed = performance.now() - started;
+    assert.deepEqual(outcome, {
+      result: "failure",
+      output: `timeout: failed to connect service "127.0.0.1:${silent.port}" within 1s: context deadline exceeded`,
+    });
+    assert.ok(silent.connections() >= 1, "the server accepted the connection");
+    assert.ok(elapsed < 1500, `took ${elapsed.toFixed(0)} ms for a 1000 ms timeout`);
   });
 
   test("an aborted signal fails with Go's context-canceled texts, before and after connecting", async (t) => {

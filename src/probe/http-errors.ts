@@ -25,16 +25,41 @@ export function brokenConnection(text: string): string {
 
 /**
  * goErrorText words a Node socket error like Go's net/http: dial errors as `dial tcp …`, read
- * and write errors as `read tcp <addr>: read: <errno text>`, a connection reset without a
+ * and write errors as `read tcp <local>-><addr>: read: <errno text>` (`source` is the local
+ * address once connected), a connection reset without a
  * system call (TLS closed early) as `EOF` (`unexpected EOF` inside a body).
  */
-export function goErrorText(err: unknown, addr: string, inBody = false): string {
+export function goErrorText(err: unknown, addr: string, inBody = false, source?: string): string {
   const e = (err ?? {}) as NodeJS.ErrnoException;
   const code = e.code ?? "";
   if (err instanceof AggregateError || e.syscall === "connect" || e.syscall === "getaddrinfo") return goDialErrorText(err, addr);
-  if (e.syscall === "read" || e.syscall === "write") return goOpErrorText(e.syscall, "tcp", addr, `${e.syscall}: ${goErrnoText(code) ?? code}`);
+  // A connected socket's errors name both ends (net.go OpError.Error: "read tcp <local>-><remote>: …").
+  if (e.syscall === "read" || e.syscall === "write") return goOpErrorText(e.syscall, "tcp", addr, `${e.syscall}: ${goErrnoText(code) ?? code}`, source);
   if (code === "ECONNRESET") return inBody ? "unexpected EOF" : "EOF";
   return err instanceof Error ? err.message : String(err);
+}
+
+/** SCHEME_MISMATCH is Go's error when an https request met an HTTP server (net/http client.go send). */
+export const SCHEME_MISMATCH = "http: server gave HTTP response to HTTPS client";
+
+const TLS_RECORD_ALERT = 21;
+const TLS_RECORD_HANDSHAKE = 22;
+
+/**
+ * goFirstRecordError words a TLS handshake that received something other than a TLS record as
+ * Go's client does, from the first five bytes the server sent (crypto/tls conn.go
+ * readRecordOrCCS, then net/http client.go send for "HTTP/"); undefined when those bytes pass
+ * Go's first-record check and the TLS library's own error stands.
+ */
+export function goFirstRecordError(head: Buffer): string | undefined {
+  if (head.toString("latin1", 0, 5) === "HTTP/") return SCHEME_MISMATCH;
+  const type = head[0]!;
+  if (type === 0x80) return "tls: unsupported SSLv2 handshake received";
+  const version = head.readUInt16BE(1);
+  if ((type !== TLS_RECORD_ALERT && type !== TLS_RECORD_HANDSHAKE) || version >= 0x1000) {
+    return "tls: first record does not look like a TLS handshake";
+  }
+  return undefined;
 }
 
 /** goQuote is Go's %q of a string (strconv.Quote over its UTF-8 bytes). */

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { HTTPHeader } from "../api/types.js";
 import { socketHandles } from "../../test/handles.js";
-import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type HttpHandler, type TestServer } from "../../test/servers/http-servers.js";
+import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, startStalledTlsServer, type HttpHandler, type TestServer } from "../../test/servers/http-servers.js";
 import { probeHttp, type HttpProbeOptions } from "./http.js";
 import { buildProbeHeaders, type HttpProbeRequest } from "./http-request.js";
 import type { ProbeOutcome } from "./result.js";
@@ -286,6 +286,20 @@ test("hostile servers never hold a probe past its timeout", async (t) => {
   const open = cases.reduce((n, [server]) => n + server.openConnections(), 0);
   t.diagnostic(JSON.stringify({ before, after: socketHandles(), open, res: process.getActiveResourcesInfo() }));
   assert.ok(socketHandles() - open <= before, `client sockets left behind: ${socketHandles()} - ${open} > ${before}`);
+});
+
+test("a stalled TLS handshake counts against the timeout: the probe fails at the deadline, not a timeout later", async (t) => {
+  const server = await startStalledTlsServer();
+  t.after(() => server.close());
+  const timeoutMs = 1000;
+  const started = performance.now();
+  const outcome = await probe(server.url("/healthz"), { timeoutMs });
+  const elapsed = performance.now() - started;
+  // Go's Client.Timeout covers dial, handshake and headers alike: the same text as a silent server.
+  assert.deepEqual(outcome, { result: "failure", output: `Get "${server.url("/healthz")}": ${HEADERS_TIMEOUT}` });
+  assert.equal(server.clientHellos(), 1, "the server received the ClientHello and never answered it");
+  t.diagnostic(`elapsed ${elapsed.toFixed(0)} ms for a ${timeoutMs} ms timeout`);
+  assert.ok(elapsed < 1.5 * timeoutMs, `took ${elapsed.toFixed(0)} ms for a ${timeoutMs} ms timeout`);
 });
 
 test("a body cut short is an errored probe (retried, then discarded by the worker)", async (t) => {

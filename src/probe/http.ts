@@ -8,10 +8,10 @@ import type { Socket } from "node:net";
 import { systemClock } from "../util/clock.js";
 import { closeProbeSocket, DEFAULT_CLOSE_MODE, type CloseMode } from "./connection.js";
 import { CappedBody } from "./http-body.js";
-import { BODY_TIMEOUT, goErrorText, goQuote, HEADERS_TIMEOUT } from "./http-errors.js";
+import { BODY_TIMEOUT, goErrorText, goFirstRecordError, goQuote, HEADERS_TIMEOUT } from "./http-errors.js";
 import { parseUrlReference, renderUrl, resolveReference, splitHostPort, type HttpProbeRequest, type UrlParts } from "./http-request.js";
 import { HttpResponseParser, type ParseStatus, type ResponseSink } from "./http-response-parser.js";
-import { dialProbeSocket, startTls, type ProbeSocket, type SocketOwner } from "./http-socket.js";
+import { dialProbeSocket, ServerHeadTap, startTls, type ProbeSocket, type SocketOwner } from "./http-socket.js";
 import { buildTarget, prepareHttpRequest, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
 import type { HandlerOptions, ProbeOutcome } from "./result.js";
 import type { HttpExpectation } from "../api/probe-extensions.js";
@@ -59,6 +59,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
   private stripSensitive = false;
   private current: HttpTarget | undefined;
   private raw: ProbeSocket | undefined;
+  private tap: ServerHeadTap | undefined; // https: carries TLS over raw, keeps the server's first bytes
   private stream: Socket | undefined; // raw, or the TLS socket over it
   private phase: "headers" | "body" | "closing" = "headers";
   private status = 0;
@@ -103,10 +104,11 @@ class HttpProbe implements ResponseSink, SocketOwner {
     if (left <= 0) return this.expire(HEADERS_TIMEOUT, "");
     if (target.error !== "") return this.finish(this.failure(target.error));
     try {
-      const raw = (this.raw = dialProbeSocket(target, this));
-      this.stream = target.tls ? startTls(raw, target, this) : raw;
+      const raw = (this.raw = dialProbeSocket(target, this, this.options.lookup));
+      this.tap = target.tls ? new ServerHeadTap(raw) : undefined;
+      this.stream = this.tap ? startTls(this.tap, target, this) : raw;
       this.stream.setTimeout(left);
-      this.stream.write(target.head);
+      if (!target.tls) raw.write(target.head); // TLS writes it after the handshake
     } catch (err) {
       this.finish(this.failure(goErrorText(err, target.dialAddr)));
     }
@@ -131,10 +133,15 @@ class HttpProbe implements ResponseSink, SocketOwner {
   onError(socket: Socket, err: Error): void {
     if ((socket !== this.stream && socket !== this.raw) || this.settled) return;
     const addr = this.current!.dialAddr;
+    const source = this.raw?.source;
+    // A handshake that met a non-TLS answer is worded by what the server sent, as Go words it.
+    const head = socket === this.stream ? this.tap?.receivedHead() : undefined;
+    const notTls = head && goFirstRecordError(head);
     this.closeSockets();
-    if (this.phase === "headers") return this.finish(this.failure(goErrorText(err, addr)));
+    if (notTls) return this.finish(this.failure(notTls));
+    if (this.phase === "headers") return this.finish(this.failure(goErrorText(err, addr, false, source)));
     // Go ignores errors while draining a redirect's body; on the final body they error the probe.
-    if (this.phase === "body" && !this.next) return this.finish(errored(goErrorText(err, addr, true)));
+    if (this.phase === "body" && !this.next) return this.finish(errored(goErrorText(err, addr, true, source)));
     this.closeAndProceed();
   }
 
@@ -254,7 +261,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
 
   private closeSockets(): void {
     const { raw, stream } = this;
-    this.raw = this.stream = undefined;
+    this.raw = this.stream = this.tap = undefined;
     if (raw !== undefined) {
       raw.owner = undefined;
       if (!raw.destroyed) closeProbeSocket(raw, this.mode);

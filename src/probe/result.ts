@@ -1,4 +1,5 @@
 // The low-level probe verdict shared by every handler (kubelet pkg/probe/probe.go).
+import type { LookupFunction } from "node:net";
 
 /** ProbeResult is a handler's low-level verdict (kubelet probe.Result). */
 export type ProbeResult = "success" | "warning" | "failure" | "unknown";
@@ -25,6 +26,11 @@ export const MAX_OUTPUT_BYTES = 10 * 1024;
 
 /** HandlerOptions are passed to every handler call. */
 export interface HandlerOptions {
+  /**
+   * The name lookup of the httpGet and tcpSocket dials (net.connect's `lookup`); default the
+   * system's (dns.lookup). Tests use it to fail a lookup without sending a DNS query.
+   */
+  lookup?: LookupFunction;
   /** The probe's timeoutSeconds in milliseconds; covers the whole probe. */
   timeoutMs: number;
   /** Aborts the probe early (worker stopped); the outcome is then a failure. */

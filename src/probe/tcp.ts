@@ -80,7 +80,7 @@ export function probeTcp(target: TcpProbeTarget, options: TcpProbeOptions): Prom
     signal?.addEventListener("abort", onAbort, { once: true });
 
     try {
-      socket.connect({ host: dialHost(host), port });
+      socket.connect({ host: dialHost(host), port, lookup: options.lookup });
     } catch (err) {
       abandon(goDialErrorText(err, joinHostPort(host, port)));
     }

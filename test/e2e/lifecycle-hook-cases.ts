@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Lifecycle } from "../../src/api/types.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED } from "../../src/agent/lifecycle-hooks.js";
+import { LIFECYCLE_USER_AGENT } from "../../src/probe/user-agent.js";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, type HttpHandler, type TestServer, type TlsMaterial } from "../servers/http-servers.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
 import { podWith } from "./pod-specs.js";
@@ -70,8 +72,16 @@ function handlerTls(): TlsMaterial | undefined {
 /** Upstream waits up to 2 minutes for a postStart hook; the hooks here answer in well under a second. */
 const HOOK_WAIT_MS = 20_000;
 
-/** registerLifecycleHookCases declares one test per upstream hook case (call inside a describe). */
+/**
+ * registerLifecycleHookCases declares one test per upstream hook case, then the kubelet rules
+ * for hook failures and HTTPS fallback (call inside a describe).
+ */
 export function registerLifecycleHookCases(factory: RuntimeFactory): void {
+  registerUpstreamCases(factory);
+  registerHookRuleCases(factory);
+}
+
+function registerUpstreamCases(factory: RuntimeFactory): void {
   const skip = factory.available();
   for (const c of HOOK_CASES) {
     test(`[${factory.name}] Container Lifecycle Hook ${c.name}`, { timeout: 60_000, ...(skip !== undefined ? { skip } : {}) }, async (t) => {
@@ -114,6 +124,56 @@ export function registerLifecycleHookCases(factory: RuntimeFactory): void {
       for (const failed of ["FailedPostStartHook", "FailedPreStopHook"]) assert.ok(!reasons.includes(failed), `${failed} event: ${env.describe(name)}`);
     });
   }
+}
+
+/**
+ * registerHookRuleCases: what the kubelet does beyond upstream's success cases
+ * (lifecycle/handlers.go runHTTPHandler, kuberuntime_container.go startContainer).
+ */
+function registerHookRuleCases(factory: RuntimeFactory): void {
+  const skip = factory.available();
+  const options = { timeout: 60_000, ...(skip !== undefined ? { skip } : {}) };
+
+  test(`[${factory.name}] Container Lifecycle Hook an HTTPS httpGet hook against an HTTP handler is retried over HTTP with a LifecycleHTTPFallback warning`, options, async (t) => {
+    const seen: Array<{ url: string; userAgent: string }> = [];
+    const handler = await startHttpServer((req, res) => {
+      seen.push({ url: req.url ?? "", userAgent: req.headers["user-agent"] ?? "" });
+      res.end("ok");
+    });
+    t.after(() => handler.close());
+    const env = await E2eEnv.start(t, factory);
+    const lifecycle: Lifecycle = { postStart: { httpGet: { scheme: "HTTPS", path: echo("poststart"), host: "127.0.0.1", port: handler.port } } };
+    const container: Container = { name: "pod-with-poststart-hook", ...env.kit.agnhost("pause"), lifecycle };
+    const name = env.create(podWith(env.kit, "container", "pod-with-https-fallback", container)).metadata.name!;
+    await env.waitFor(name, "the pod to be Running", HOOK_WAIT_MS, (p) => (p?.status?.phase === "Running" ? true : undefined));
+    await waitUntil(() => env.events(name).some((e) => e.reason === "LifecycleHTTPFallback"), HOOK_WAIT_MS, () => env.describe(name));
+    // The HTTPS attempt was a ClientHello the handler answered with 400; only the retry is a request.
+    assert.deepEqual(seen, [{ url: echo("poststart"), userAgent: LIFECYCLE_USER_AGENT }]);
+    const fallback = env.events(name).filter((e) => e.reason === "LifecycleHTTPFallback");
+    assert.deepEqual(
+      fallback.map((e) => [e.type, e.message, e.involvedObject.fieldPath]),
+      [["Warning", `request to HTTPS lifecycle hook 127.0.0.1:${handler.port} got HTTP response, retry with HTTP succeeded`, undefined]],
+    );
+    assert.ok(!env.events(name).some((e) => e.reason === "FailedPostStartHook"), env.describe(name));
+    assert.equal(containerStatusOf(env.get(name), container.name)?.restartCount, 0);
+  });
+
+  test(`[${factory.name}] Container Lifecycle Hook a failed postStart hook records FailedPostStartHook without its output and its error as the waiting state PostStartHookError`, options, async (t) => {
+    const env = await E2eEnv.start(t, factory);
+    const lifecycle: Lifecycle = { postStart: { exec: { command: ["sh", "-c", "echo hook-output-stays-private; exit 3"] } } };
+    const container: Container = { name: "pod-with-poststart-hook", ...env.kit.agnhost("pause"), lifecycle };
+    const name = env.create(podWith(env.kit, "container", "pod-with-failing-hook", container)).metadata.name!;
+    await waitUntil(() => env.events(name).some((e) => e.reason === "FailedPostStartHook"), HOOK_WAIT_MS, () => env.describe(name));
+    const failed = env.events(name).filter((e) => e.reason === "FailedPostStartHook");
+    assert.deepEqual(failed.map((e) => [e.type, e.message, e.involvedObject.fieldPath]), [["Warning", POST_START_HOOK_FAILED, `spec.containers{${container.name}}`]]);
+    assert.ok(!env.eventLog.some((e) => e.object.message.includes("hook-output-stays-private")), "an event carries the hook's output");
+    const waitingOf = (): { reason?: string; message?: string } | undefined =>
+      env.podLog.map((p) => containerStatusOf(p.object, container.name)?.state?.waiting).find((w) => w?.reason === POST_START_HOOK_ERROR);
+    await waitUntil(() => waitingOf() !== undefined, HOOK_WAIT_MS, () => env.describe(name));
+    const waiting = waitingOf()!;
+    assert.ok(waiting.message?.startsWith(`Exec lifecycle hook ([sh -c echo hook-output-stays-private; exit 3]) for Container "${container.name}" in Pod "${name}_`), waiting.message);
+    assert.ok(waiting.message?.includes('message: "hook-output-stays-private\\n"'), waiting.message);
+  });
 }
 
 async function waitUntil(check: () => boolean, timeoutMs: number, explain: () => string): Promise<void> {

@@ -1,6 +1,6 @@
 // Loopback servers for HTTP probe tests: a plain HTTP server, an HTTPS server with a throwaway
-// self-signed certificate (made with openssl at test time), and a raw TCP server for servers
-// that misbehave. All listen on 127.0.0.1 port 0, count their connections, and close every
+// self-signed certificate (made with openssl at test time), a raw TCP server for servers
+// that misbehave, and a TLS server whose handshake never completes. All listen on 127.0.0.1 port 0, count their connections, and close every
 // connection (and pending handler timer) when closed.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -64,6 +64,32 @@ export function startRawServer(onConnection: (socket: Socket, later: (ms: number
   });
   return listen(server, "http", timers);
 }
+
+/** StalledTlsServer is a TestServer that also counts the TLS ClientHellos it received. */
+export interface StalledTlsServer extends TestServer {
+  /** clientHellos counts connections whose first bytes were a TLS handshake record. */
+  clientHellos(): number;
+}
+
+/**
+ * startStalledTlsServer accepts TCP connections, reads what the client sends (its ClientHello)
+ * and never answers, so a TLS handshake never completes. Its url() is https.
+ */
+export async function startStalledTlsServer(): Promise<StalledTlsServer> {
+  let hellos = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createNetServer({ allowHalfOpen: false }, (socket) => {
+    socket.on("error", () => undefined);
+    socket.once("data", (chunk: Buffer) => {
+      if (chunk[0] === TLS_HANDSHAKE_RECORD) hellos++;
+      socket.resume(); // keep reading, never write
+    });
+  });
+  const started = await listen(server, "https", timers);
+  return { ...started, clientHellos: () => hellos };
+}
+
+const TLS_HANDSHAKE_RECORD = 0x16; // TLS record content type "handshake"
 
 /** makeSelfSignedCert generates a throwaway key and certificate, or undefined without openssl. */
 export function makeSelfSignedCert(): TlsMaterial | undefined {
