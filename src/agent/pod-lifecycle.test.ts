@@ -2,10 +2,14 @@
 // the pod completes, termination order and grace, and the final status of a deleted pod.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Container, Pod, PodPhase } from "../api/types.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
-import type { Agent } from "./agent.js";
+import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { Agent } from "./agent.js";
 import type { WatchEvent } from "./agent-api.js";
 
 function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
@@ -191,4 +195,27 @@ test("a deleted pod whose containers all exit 0 on SIGTERM ends Succeeded", asyn
   assert.equal(seen.at(-2)?.object.status?.phase, "Succeeded");
   assert.equal(seen.at(-1)?.type, "DELETED");
   await agent.close();
+});
+
+test("an agent shutdown does not save the final status of the pods it stops: the next agent runs the API pod again", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-lifecycle-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const first = new Agent({ runtime: new FakeRuntime(clock), stateDir, clock });
+    first.start();
+    first.admit(pod("kept", [{ name: "app", command: ["app"] }]), "api");
+    await tick(clock);
+    assert.equal(phase(first, "kept"), "Running");
+    await first.close();
+    const runtime = new FakeRuntime(clock);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    assert.equal(runtime.current("app")?.state, "running");
+    assert.equal(phase(second, "kept"), "Running");
+    await second.close();
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
 });
