@@ -219,3 +219,15 @@ test("an agent shutdown does not save the final status of the pods it stops: the
     await rm(stateDir, { recursive: true, force: true });
   }
 });
+
+test("a liveness kill announced \", will be restarted\" (a Restart rule makes the container restartable) restarts it even though the kill's exit code matches no rule", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
+  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
+  agent.admit(pod("probe-rule", [app], { restartPolicy: "Never", terminationGracePeriodSeconds: 3 }), "api");
+  for (let i = 0; i < 5; i++) await tick(clock);
+  assert.ok(events(agent).includes("Killing Container app failed liveness probe, will be restarted"), events(agent).join("\n"));
+  assert.ok(runtime.current("app")!.attempt >= 1, "started again after the kill (exit 137)");
+  await agent.close();
+});

@@ -118,7 +118,10 @@ export class PodSyncer {
       const waiting = new Map<string, Waiting>();
       const creationsBefore = this.creations;
       const initDone = await this.syncInitContainers(record, groups, waiting);
-      if (initDone) await this.syncRegularContainers(record, groups, waiting);
+      // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
+      // whatever exit code the kill left.
+      const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
+      if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
       if (this.creations !== creationsBefore) groups = await this.instances(record);
       return this.publish(record, groups, waiting, initDone);
     }
@@ -271,8 +274,11 @@ export class PodSyncer {
     return true;
   }
 
-  /** syncRegularContainers starts missing containers and restarts exited ones per policy. */
-  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<void> {
+  /**
+   * syncRegularContainers starts missing containers and restarts exited ones per
+   * ContainerShouldRestart, or because this sync killed them to restart (`killedToStart`).
+   */
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>): Promise<void> {
     const pod = record.pod;
     // Sidecars that died after initialisation are restarted too (they always restart).
     for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
@@ -284,7 +290,7 @@ export class PodSyncer {
         const cur = groups.get(spec.name)?.current;
         if (!cur) return this.startContainer(record, spec, undefined);
         if (cur.state !== "exited") return;
-        if (!containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
+        if (!killedToStart.has(spec.name) && !containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
         return this.startOrBackOff(record, spec, cur, waiting);
       }),
     );
