@@ -419,7 +419,9 @@ export class Agent implements AgentApi {
     if (pod.status) {
       this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
       this.metrics.observeStartup(uid, pod.status, this.clock.now());
-      this.store.saveStatus(uid, pod.status);
+      // An agent shutdown keeps the last running status for the next agent, not the final one its
+      // own termination of the pods publishes (that would leave the restored pod terminal).
+      if (!this.closing) this.store.saveStatus(uid, pod.status);
     }
     this.emitPod("MODIFIED", pod);
   }

@@ -10,6 +10,7 @@ import {
   updateCondition,
 } from "../status/generate.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
+import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
 
 /** ContainerInstances are the runtime's instances of one container name, newest first. */
 export interface ContainerInstances {
@@ -78,49 +79,60 @@ export function containerStatus(spec: Container, instances: ContainerInstances |
   return status;
 }
 
+/** lastExit is the exit code a stopped container left: its terminated state, or the last one while it waits. */
+function lastExit(status: ContainerStatus | undefined): number | undefined {
+  return (status?.state?.terminated ?? (status?.state?.waiting ? status.lastState?.terminated : undefined))?.exitCode;
+}
+
 /**
- * podPhase follows kubelet getPhase: pending initialization or waiting containers → Pending;
- * running containers → Running; all stopped → Succeeded/Failed by restart policy and exit codes.
+ * podPhase follows kubelet kubelet_pods.go getPhase with ContainerRestartRules on (1.35):
+ * a plain init container that failed and will not restart fails the pod; one still pending
+ * keeps it Pending. Running sidecars count as running (a sidecar still running keeps the pod
+ * Running), stopped sidecars not at all. Once nothing runs, the pod is Running while any
+ * stopped regular container will restart (podutil.ContainerShouldRestart), else Succeeded when
+ * all exited 0 and Failed otherwise. `podIsTerminal` (a pod whose containers were all stopped for
+ * good, SyncTerminatingPod) skips the restart question.
  */
-export function podPhase(pod: Pod, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[]): PodPhase {
-  const policy = pod.spec.restartPolicy ?? "Always";
+export function podPhase(pod: Pod, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[], podIsTerminal = false): PodPhase {
   let pendingInit = 0;
   let failedInit = false;
-  for (const spec of pod.spec.initContainers ?? []) {
-    if (isRestartableInitContainer(spec)) continue;
-    const s = initStatuses.find((x) => x.name === spec.name);
-    const t = s?.state?.terminated ?? (s?.state?.waiting ? s.lastState?.terminated : undefined);
-    if (t?.exitCode === 0 && s?.state?.terminated) continue;
-    if (t && t.exitCode !== 0) failedInit = true;
-    pendingInit++;
-  }
-  if (failedInit && policy === "Never") return "Failed";
-  if (pendingInit > 0) return "Pending";
   let running = 0;
   let waiting = 0;
+  for (const spec of pod.spec.initContainers ?? []) {
+    const s = initStatuses.find((x) => x.name === spec.name);
+    if (isRestartableInitContainer(spec)) {
+      if (s?.state?.running) running++;
+      else if (!s?.state?.terminated && !s?.lastState?.terminated) waiting++;
+      continue;
+    }
+    if (s?.state?.terminated?.exitCode === 0) continue;
+    const exit = lastExit(s);
+    if (exit !== undefined && exit !== 0 && !containerShouldRestart(spec, pod.spec, exit)) failedInit = true;
+    pendingInit++;
+  }
+  if (failedInit) return "Failed";
+  if (pendingInit > 0) return "Pending";
   let stopped = 0;
   let succeeded = 0;
+  let willRestart = 0;
   for (const spec of pod.spec.containers) {
     const s = statuses.find((x) => x.name === spec.name);
-    if (!s || s.state?.waiting) {
-      if (s?.lastState?.terminated) stopped++;
-      else waiting++;
-    } else if (s.state?.running) {
+    const exit = lastExit(s);
+    if (s?.state?.running) {
       running++;
-    } else if (s.state?.terminated) {
+    } else if (exit === undefined) {
+      waiting++;
+    } else {
       stopped++;
-      if (s.state.terminated.exitCode === 0) succeeded++;
+      if (exit === 0) succeeded++;
+      if (containerShouldRestart(spec, pod.spec, exit)) willRestart++;
     }
   }
   if (waiting > 0) return "Pending";
   if (running > 0) return "Running";
-  if (stopped > 0) {
-    if (policy === "Always") return "Running";
-    if (stopped === succeeded) return "Succeeded";
-    if (policy === "Never") return "Failed";
-    return "Running";
-  }
-  return "Pending";
+  if (stopped === 0) return "Pending";
+  if (!podIsTerminal && willRestart > 0) return "Running";
+  return stopped === succeeded ? "Succeeded" : "Failed";
 }
 
 /** PodStatusInput is everything buildPodStatus reads. */
@@ -134,6 +146,8 @@ export interface PodStatusInput {
   hostIP: string;
   startTime: number;
   now: number;
+  /** True for the final status of a pod whose containers were all stopped (SyncTerminatingPod). */
+  podIsTerminal?: boolean;
 }
 
 /**
@@ -143,7 +157,10 @@ export interface PodStatusInput {
  */
 export function buildPodStatus(input: PodStatusInput): PodStatus {
   const { pod, previous } = input;
-  const phase = podPhase(pod, input.initContainerStatuses, input.containerStatuses);
+  // kubelet generateAPIPodStatus: a terminal phase never changes again (an attempted change is
+  // an illegal phase transition, and the old phase is kept).
+  const before = previous?.phase;
+  const phase = before === "Succeeded" || before === "Failed" ? before : podPhase(pod, input.initContainerStatuses, input.containerStatuses, input.podIsTerminal);
   const status: PodStatus = {
     phase,
     conditions: previous?.conditions ?? [],

@@ -7,9 +7,11 @@ import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js
 import type { CommandRunner } from "../probe/command-runner.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
-import { isRestartableInitContainer, shouldRestartOnExit } from "../prober/worker-policy.js";
+import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
-import type { ProbeKillReason } from "../kuberuntime/container-actions.js";
+import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
+import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
 import type { ContainerConfig, ContainerInfo, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
 import { RuntimeError } from "../runtime/runtime.js";
@@ -101,23 +103,43 @@ export class PodSyncer {
     const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
     const terminal = previous?.phase === "Succeeded" || previous?.phase === "Failed";
     let groups = await this.instances(record);
+    const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
     if (!terminal) {
-      if (await this.killFailedProbes(record, groups)) groups = await this.instances(record);
+      const actions = this.computeActions(record, groups);
+      if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
+      if (actions.killPod) {
+        // kubelet computePodActions KillPod: no regular container will run again, so the
+        // sidecars stop in this sync (in reverse order). SyncPod publishes the status first,
+        // so the pod reads Running while a sidecar still runs.
+        await this.publish(record, groups, new Map(), true);
+        await this.killPod(record, groups, grace);
+        return this.publish(record, await this.instances(record), new Map(), true);
+      }
       const waiting = new Map<string, Waiting>();
       const creationsBefore = this.creations;
       const initDone = await this.syncInitContainers(record, groups, waiting);
-      if (initDone) await this.syncRegularContainers(record, groups, waiting);
+      // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
+      // whatever exit code the kill left.
+      const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
+      if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
       if (this.creations !== creationsBefore) groups = await this.instances(record);
       return this.publish(record, groups, waiting, initDone);
     }
     // A pod in a terminal phase keeps nothing running: sidecars are stopped (kubelet terminates the pod).
-    await this.stopRunning(record, groups, pod.spec.terminationGracePeriodSeconds ?? 30);
+    await this.killPod(record, groups, grace);
     return this.publish(record, await this.instances(record), new Map(), true);
   }
 
-  private async stopRunning(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
-    const running = allContainers(record.pod).filter((c) => groups.get(c.name)?.current?.state === "running");
-    await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace)));
+  /**
+   * killPod stops every running container of the pod at once within one grace period (kubelet
+   * killContainersWithSyncResult): with sidecars, a TerminationOrdering makes each sidecar wait
+   * for the regular containers and the later sidecars, using up the same grace period.
+   */
+  private async killPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
+    const pod = record.pod;
+    const running = allContainers(pod).filter((c) => groups.get(c.name)?.current?.state === "running");
+    const ordering = hasSidecars(pod) ? new TerminationOrdering(pod, running.map((c) => c.name), this.d.clock) : undefined;
+    await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace, ordering)));
   }
 
   /** ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. */
@@ -179,20 +201,26 @@ export class PodSyncer {
     return groupInstances(await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }));
   }
 
-  /** killFailedProbes kills running containers whose liveness or startup probe failed (§G.4). */
-  private async killFailedProbes(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<boolean> {
+  /**
+   * computeActions runs computePodActions over the runtime's view: running regular containers and
+   * sidecars with their probe results, exited regular containers with their exit codes (which
+   * decide whether they restart, and so whether the pod is done).
+   */
+  private computeActions(record: PodRecord, groups: Map<string, ContainerInstances>): PodActions {
     const pod = record.pod;
-    const running = (specs: readonly Container[]): ContainerStatus[] =>
-      specs.flatMap((c) => {
+    const observed = (specs: readonly Container[], withExited: boolean): ContainerStatus[] =>
+      specs.flatMap((c): ContainerStatus[] => {
         const cur = groups.get(c.name)?.current;
-        return cur?.state === "running"
-          ? [{ name: c.name, containerID: this.id(cur), ready: false, restartCount: cur.attempt, state: { running: { startedAt: new Date(cur.startedAt).toISOString() } } }]
-          : [];
+        const base = { name: c.name, containerID: cur ? this.id(cur) : "", ready: false, restartCount: cur?.attempt ?? 0 };
+        if (cur?.state === "running") return [{ ...base, state: { running: { startedAt: new Date(cur.startedAt).toISOString() } } }];
+        if (withExited && cur?.state === "exited") return [{ ...base, state: { terminated: { exitCode: cur.exitCode } } }];
+        if (withExited && cur) return [{ ...base, state: { waiting: {} } }];
+        return [];
       });
-    const actions = computeContainerActions({
+    return computeContainerActions({
       pod,
-      containerStatuses: running(pod.spec.containers),
-      initContainerStatuses: running((pod.spec.initContainers ?? []).filter(isRestartableInitContainer)),
+      containerStatuses: observed(pod.spec.containers, true),
+      initContainerStatuses: observed((pod.spec.initContainers ?? []).filter(isRestartableInitContainer), false),
       liveness: this.d.probeManager.livenessManager,
       startup: this.d.probeManager.startupManager,
       specChanged: (name) => {
@@ -201,6 +229,11 @@ export class PodSyncer {
         return !!spec && !!cur && cur.annotations[ANNOTATION_CONTAINER_HASH] !== containerHash(spec);
       },
     });
+  }
+
+  /** killFailedProbes kills running containers whose liveness or startup probe failed (§G.4). */
+  private async killFailedProbes(record: PodRecord, groups: Map<string, ContainerInstances>, actions: PodActions): Promise<boolean> {
+    const pod = record.pod;
     const kills = actions.decisions.filter((d) => d.action === "kill");
     await Promise.all(
       kills.map(async (k) => {
@@ -234,15 +267,18 @@ export class PodSyncer {
       }
       if (cur.state !== "exited") return false;
       if (cur.exitCode === 0) continue;
-      if ((pod.spec.restartPolicy ?? "Always") === "Never") return false;
+      if (!containerShouldRestart(spec, pod.spec, cur.exitCode)) return false;
       await this.startOrBackOff(record, spec, cur, waiting);
       return false;
     }
     return true;
   }
 
-  /** syncRegularContainers starts missing containers and restarts exited ones per policy. */
-  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<void> {
+  /**
+   * syncRegularContainers starts missing containers and restarts exited ones per
+   * ContainerShouldRestart, or because this sync killed them to restart (`killedToStart`).
+   */
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>): Promise<void> {
     const pod = record.pod;
     // Sidecars that died after initialisation are restarted too (they always restart).
     for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
@@ -254,7 +290,7 @@ export class PodSyncer {
         const cur = groups.get(spec.name)?.current;
         if (!cur) return this.startContainer(record, spec, undefined);
         if (cur.state !== "exited") return;
-        if (!shouldRestartOnExit(pod, spec, cur.exitCode)) return;
+        if (!killedToStart.has(spec.name) && !containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
         return this.startOrBackOff(record, spec, cur, waiting);
       }),
     );
@@ -345,7 +381,7 @@ export class PodSyncer {
    * killContainer stops one instance: Killing event, preStop within the grace period, then
    * SIGTERM → grace → SIGKILL (kubelet killContainer; probe-level grace only for that probe's kills).
    */
-  async killContainer(record: PodRecord, spec: Container, info: ContainerInfo, message: string, reason?: ProbeKillReason, graceOverride?: number): Promise<void> {
+  async killContainer(record: PodRecord, spec: Container, info: ContainerInfo, message: string, reason?: ProbeKillReason, graceOverride?: number, ordering?: TerminationOrdering): Promise<void> {
     const pod = record.pod;
     const grace = graceOverride ?? killGracePeriodSeconds(pod, spec, reason);
     this.d.events.event({ pod, containerName: spec.name }, "Normal", "Killing", message);
@@ -357,34 +393,59 @@ export class PodSyncer {
       elapsed = (this.d.clock.monotonic() - started) / 1000;
       if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
     }
-    const remaining = graceOverride === 0 ? 0 : remainingGraceAfterPreStop(grace, elapsed);
+    let remaining = grace - (grace > 0 ? Math.trunc(elapsed) : 0);
+    // kubelet killContainer: a sidecar waits for its turn with what is left, whole seconds counted.
+    if (ordering && remaining > 0) remaining -= Math.trunc(await ordering.waitForTurn(spec.name, remaining));
+    remaining = graceOverride === 0 ? 0 : remainingGraceAfterPreStop(remaining, 0);
     try {
       await this.d.runtime.stopContainer(info.id, remaining);
     } catch (err) {
       if (!(err instanceof RuntimeError && err.code === "NotFound")) throw err;
+    } finally {
+      ordering?.containerTerminated(spec.name);
     }
   }
 
   /**
    * terminate stops every container of a pod being deleted (kubelet SyncTerminatingPod):
-   * liveness and startup stop first, readiness keeps probing, regular containers stop in
-   * parallel, then sidecars in reverse order; finally the sandbox goes.
+   * liveness and startup stop first, readiness keeps probing; all containers are killed together
+   * within the one grace period, sidecars after the regular containers in reverse order
+   * (TerminationOrdering). The final status (every container terminated, phase Succeeded or
+   * Failed, not Ready) is published before the probe workers and the sandbox go.
    */
   async terminate(record: PodRecord, gracePeriodSeconds: number): Promise<void> {
     const pod = record.pod;
     this.d.probeManager.stopLivenessAndStartup(pod);
-    const groups = await this.instances(record);
-    const stop = async (spec: Container): Promise<void> => {
-      const cur = groups.get(spec.name)?.current;
-      if (cur && cur.state !== "exited") await this.killContainer(record, spec, cur, `Stopping container ${spec.name}`, undefined, gracePeriodSeconds);
-    };
-    await Promise.all(pod.spec.containers.map(stop));
-    for (const spec of [...(pod.spec.initContainers ?? [])].reverse()) await stop(spec);
+    await this.killPod(record, await this.instances(record), gracePeriodSeconds);
+    this.publishFinal(record, await this.instances(record));
     this.d.probeManager.removePod(pod);
     if (record.sandboxId) {
       await this.d.runtime.stopPodSandbox(record.sandboxId);
       await this.d.runtime.removePodSandbox(record.sandboxId);
     }
+  }
+
+  /**
+   * publishFinal stores the status of a pod whose containers have all stopped (kubelet
+   * SyncTerminatingPod: generateAPIPodStatus with podIsTerminal): terminated containers with
+   * their exit codes and reasons, nothing ready or started, phase from the exit codes alone.
+   */
+  private publishFinal(record: PodRecord, groups: Map<string, ContainerInstances>): void {
+    const pod = record.pod;
+    const status = buildPodStatus({
+      pod,
+      previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "PodInitializing")),
+      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating")),
+      sandboxReady: false,
+      podIP: record.podIP,
+      hostIP: this.d.hostIP,
+      startTime: record.startTime,
+      now: this.d.clock.now(),
+      podIsTerminal: true,
+    });
+    refreshReadyConditions(pod, status, this.d.clock.now());
+    this.d.statusManager.setPodStatus(pod, status);
   }
 
   /** publish builds the pod status, folds probe results in, and stores it; then ensures workers. */

@@ -69,6 +69,7 @@ const lifecycleHandler = obj({
   sleep: obj({ seconds: int64 }, ["seconds"]),
 });
 
+const restartRule = obj({ action: str, exitCodes: obj({ operator: str, values: arr(int32) }, ["operator"]) }, ["action"]);
 const containerPort = obj({ name: str, containerPort: int32, hostPort: int32, protocol: str, hostIP: str }, ["containerPort"]);
 const envVar = obj({ name: str, value: str, valueFrom: opaque }, ["name"]);
 
@@ -87,6 +88,7 @@ export const containerSchema: FieldSchema = obj(
     startupProbe: probeSchema,
     lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: str }),
     restartPolicy: str,
+    restartPolicyRules: arr(restartRule),
     imagePullPolicy: str,
     terminationMessagePath: str,
     terminationMessagePolicy: str,
@@ -95,7 +97,7 @@ export const containerSchema: FieldSchema = obj(
     stdin: bool,
     stdinOnce: bool,
     tty: bool,
-    ...accepted("envFrom", "volumeMounts", "volumeDevices", "resizePolicy", "restartPolicyRules"),
+    ...accepted("envFrom", "volumeMounts", "volumeDevices", "resizePolicy"),
   },
   ["name"],
 );

@@ -107,6 +107,19 @@ export interface Lifecycle {
   preStop?: LifecycleHandler;
 }
 
+/** ContainerRestartRuleOnExitCodes matches an exit code against `values` (operator In or NotIn). */
+export interface ContainerRestartRuleOnExitCodes {
+  operator: string;
+  values?: number[];
+}
+
+/** ContainerRestartRule is core/v1 ContainerRestartRule: an action taken when `exitCodes` matches. */
+export interface ContainerRestartRule {
+  /** Only "Restart" is supported in 1.35 with default feature gates. */
+  action: string;
+  exitCodes?: ContainerRestartRuleOnExitCodes;
+}
+
 /** Container is core/v1 Container (the fields probelet reads). */
 export interface Container {
   name: string;
@@ -120,8 +133,13 @@ export interface Container {
   readinessProbe?: Probe;
   startupProbe?: Probe;
   lifecycle?: Lifecycle;
-  /** Only "Always" is valid, and only on init containers (which makes them sidecars). */
+  /**
+   * The container's own restart policy (Always, OnFailure, Never; ContainerRestartRules, on in
+   * 1.35). On an init container, "Always" makes it a sidecar.
+   */
   restartPolicy?: string;
+  /** Exit-code rules evaluated before restartPolicy; they require restartPolicy to be set. */
+  restartPolicyRules?: ContainerRestartRule[];
   imagePullPolicy?: string;
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;

@@ -10,6 +10,7 @@ import {
 } from "./field-errors.js";
 import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import { validatePodProbeExtensions } from "./probe-extensions.js";
+import { validatePodRestartRules } from "./validation-restart-rules.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
@@ -287,6 +288,8 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   else errs.push(...nonNegative(grace, "spec.terminationGracePeriodSeconds"));
   errs.push(...validateContainers(pod, grace, rules));
   errs.push(...validateInitContainers(pod, grace, rules));
+  // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
+  if (rules) errs.push(...validatePodRestartRules(pod));
   errs.push(...validatePodProbeExtensions(pod));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));

@@ -222,4 +222,36 @@ describe("sidecars (restartable init containers)", () => {
       ],
     );
   });
+
+  test("computePodActions probe kill: a container whose own restartPolicy is Never in a pod Always is killed without \", will be restarted\" and not started again", () => {
+    const i = input(pod("Always", [{ name: "c", restartPolicy: "Never" }]), [running("c", "test://c1")]);
+    (i.liveness as ResultsManager).set("test://c1", "Failure", "pOd_UiD");
+    const actions = computeContainerActions(i);
+    assert.deepEqual(actions.decisions, [{ action: "kill", name: "c", containerId: "test://c1", sidecar: false, message: "Container c failed liveness probe", reason: "liveness", restart: false }]);
+    assert.deepEqual(actions.containersToStart, []);
+    assert.equal(actions.killPod, true);
+  });
+
+  test("computePodActions probe kill: a Restart rule makes a container restartable in a pod Never (\", will be restarted\")", () => {
+    const c: Container = { name: "c", restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [137] } }] };
+    const i = input(pod("Never", [c]), [running("c", "test://c1")]);
+    (i.startup as ResultsManager).set("test://c1", "Failure", "pOd_UiD");
+    assert.equal((computeContainerActions(i).decisions[0] as { message: string }).message, "Container c failed startup probe, will be restarted");
+  });
+
+  test("computePodActions KillPod: every regular container exited and none will restart, so a running sidecar is killed with the pod and not restarted", () => {
+    const p = pod("Never", [{ name: "c" }], [{ name: "side", restartPolicy: "Always" }]);
+    const actions = computeContainerActions(input(p, [exited("c", 0)], { initContainerStatuses: [running("side", "test://s1")] }));
+    assert.equal(actions.killPod, true);
+    assert.deepEqual(actions.initContainersToStart, []);
+  });
+
+  test("computePodActions KillPod: not while an exited container will restart by its own policy or a rule", () => {
+    const side = [{ name: "side", restartPolicy: "Always" }];
+    const own = pod("Never", [{ name: "c", restartPolicy: "Always" }], side);
+    assert.equal(computeContainerActions(input(own, [exited("c", 0)], { initContainerStatuses: [running("side", "test://s1")] })).killPod, false);
+    const ruled = pod("Never", [{ name: "c", restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "NotIn", values: [0] } }] }], side);
+    assert.deepEqual(computeContainerActions(input(ruled, [exited("c", 3)])).containersToStart, ["c"]);
+    assert.equal(computeContainerActions(input(ruled, [exited("c", 0)])).killPod, true);
+  });
 });

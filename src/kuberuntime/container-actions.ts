@@ -4,7 +4,7 @@
 // kuberuntime_container.go computeInitContainerActions). Pure: it reads results, never waits.
 import type { Container, ContainerStatus, Pod } from "../api/types.js";
 import type { Result } from "../prober/results/result.js";
-import { shouldRestartOnExit } from "../prober/worker-policy.js";
+import { containerShouldRestart, isContainerRestartable } from "./container-should-restart.js";
 
 /** ProbeKillReason names the probe that caused a kill (kubelet reasonLivenessProbe / reasonStartupProbe). */
 export type ProbeKillReason = "liveness" | "startup";
@@ -82,17 +82,9 @@ function runningId(status: ContainerStatus | undefined): string | undefined {
 }
 
 /**
- * shouldRestartOnFailure: kubelet restarts a container it killed unless the pod's policy is
- * Never. A probe kill ends the container with a non-zero exit, so OnFailure restarts it too.
- */
-export function shouldRestartOnFailure(pod: Pod): boolean {
-  return pod.spec.restartPolicy !== "Never";
-}
-
-/**
  * shouldContainerBeRestarted decides whether a container that is not running is started
  * (kubelet container/helpers.go ShouldContainerBeRestarted): never once the pod is being
- * deleted; always when it never ran; else by restart policy and the last exit code.
+ * deleted; always when it never ran; else ContainerShouldRestart on the last exit code.
  */
 export function shouldContainerBeRestarted(pod: Pod, status: ContainerStatus | undefined, container?: Container): boolean {
   if (pod.metadata.deletionTimestamp !== undefined) return false;
@@ -101,7 +93,7 @@ export function shouldContainerBeRestarted(pod: Pod, status: ContainerStatus | u
   // A waiting container with no previous run was created but never started: start it.
   const exited = status.state?.terminated ?? status.lastState?.terminated;
   if (exited === undefined) return true;
-  return shouldRestartOnExit(pod, container ?? { name: status.name }, exited.exitCode);
+  return containerShouldRestart(container ?? { name: status.name }, pod.spec, exited.exitCode);
 }
 
 /**
@@ -128,13 +120,15 @@ function sidecarDecision(input: ContainerActionsInput, container: Container, con
 /**
  * regularDecision follows computePodActions for a running regular container, first match
  * wins: definition changed (restart regardless of policy), liveness Failure, startup Failure
- * for this container ID, else keep. With a restart the message gains ", will be restarted".
+ * for this container ID, else keep. Whether a probe-killed container comes back is
+ * IsContainerRestartable (it is still running: no exit code to match rules against); a
+ * definition change always restarts. With a restart the message gains ", will be restarted".
  */
 function regularDecision(input: ContainerActionsInput, container: Container, containerId: string): ContainerDecision {
   const base = { name: container.name, containerId, sidecar: false };
   let message: string;
   let reason: ProbeKillReason | undefined;
-  let restart = shouldRestartOnFailure(input.pod);
+  let restart = isContainerRestartable(input.pod.spec, container);
   if (input.specChanged?.(container.name) === true) {
     message = `Container ${container.name} definition changed`;
     restart = true;

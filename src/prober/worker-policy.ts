@@ -1,6 +1,7 @@
 // When a worker keeps probing a container that is not running (kubelet worker.go doProbe,
 // non-running branch), and the feature switches that change kubelet behaviour across versions.
 import type { Container, ContainerStatus, Pod } from "../api/types.js";
+import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
 
 /**
  * WorkerFeatures are the kubelet feature gates that change worker behaviour. Defaults follow
@@ -32,24 +33,11 @@ export function isSidecarOf(pod: Pod, container: Container): boolean {
   return (pod.spec.initContainers ?? []).some((c) => c.name === container.name && isRestartableInitContainer(c));
 }
 
-/**
- * shouldRestartOnExit applies the restart policy to an exit code (kubelet
- * ShouldContainerBeRestarted): sidecars always restart; a container-level policy overrides
- * the pod's; Always → yes, OnFailure → only non-zero exits, Never → no.
- */
-export function shouldRestartOnExit(pod: Pod, container: Container, exitCode: number): boolean {
-  if (isSidecarOf(pod, container)) return true;
-  const policy = container.restartPolicy ?? pod.spec.restartPolicy ?? "Always";
-  if (policy === "Always") return true;
-  if (policy === "OnFailure") return exitCode !== 0;
-  return false;
-}
-
 /** containerShouldKeepProbing decides whether a worker whose container is not running goes on. */
 export function containerShouldKeepProbing(pod: Pod, container: Container, status: ContainerStatus, features: WorkerFeatures): boolean {
   const terminated = status.state?.terminated;
   if (!terminated) return true; // waiting: it will run again
-  if (features.containerRestartRules) return shouldRestartOnExit(pod, container, terminated.exitCode);
+  if (features.containerRestartRules) return containerShouldRestart(container, pod.spec, terminated.exitCode);
   return pod.spec.restartPolicy !== "Never" || isSidecarOf(pod, container);
 }
 

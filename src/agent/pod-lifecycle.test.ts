@@ -1,0 +1,233 @@
+// The pod lifecycle on the fake runtime: per-container restart policies and rules, sidecars when
+// the pod completes, termination order and grace, and the final status of a deleted pod.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Container, Pod, PodPhase } from "../api/types.js";
+import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
+import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { Agent } from "./agent.js";
+import type { WatchEvent } from "./agent-api.js";
+
+function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
+  return { metadata: { name, namespace: "default" }, spec: { containers, ...extra } };
+}
+
+async function tick(clock: FakeClock, ms = 1000): Promise<void> {
+  await flushMicrotasks(50);
+  await clock.advance(ms);
+  await flushMicrotasks(50);
+}
+
+const phase = (agent: Agent, name: string): PodPhase | undefined => agent.getPod("default", name).status?.phase;
+const events = (agent: Agent): string[] => agent.listEvents("default").map((e) => `${e.reason} ${e.message}`);
+
+/** phasesSeen records every phase the pod's watch events carry, in order, without repeats. */
+function phasesSeen(agent: Agent, name: string): string[] {
+  const seen: string[] = [];
+  agent.watchPods((e) => {
+    const p = e.object.status?.phase ?? "";
+    if (e.object.metadata.name === name && seen.at(-1) !== p) seen.push(p);
+  });
+  return seen;
+}
+
+test("pod Never with a container Always that exits 1 restarts it and stays Running", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("c-always", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  const seen = phasesSeen(agent, "c-always");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  assert.equal(agent.getPod("default", "c-always").status?.containerStatuses?.[0]?.state?.waiting?.reason, "CrashLoopBackOff", "the second exit waits out the back-off");
+  assert.equal(phase(agent, "c-always"), "Running");
+  assert.ok(!seen.includes("Failed"), seen.join(","));
+  await agent.close();
+});
+
+test("pod Never with a container Always that exits 0 restarts it and never shows Failed or Succeeded", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("c-always0", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  const seen = phasesSeen(agent, "c-always0");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 0);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1);
+  runtime.exit(runtime.current("app")!.id, 0);
+  await tick(clock);
+  assert.equal(agent.getPod("default", "c-always0").status?.containerStatuses?.[0]?.state?.waiting?.reason, "CrashLoopBackOff", "the second exit waits out the back-off");
+  assert.equal(phase(agent, "c-always0"), "Running");
+  assert.deepEqual(seen.filter((p) => p === "Failed" || p === "Succeeded"), []);
+  await agent.close();
+});
+
+test("pod Always with a container Never that exits 1 goes Failed, is not restarted, and stays Failed", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("c-never", [{ name: "app", command: ["app"], restartPolicy: "Never" }], { restartPolicy: "Always" }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(phase(agent, "c-never"), "Failed");
+  assert.equal(runtime.current("app")!.attempt, 0);
+  await agent.close();
+});
+
+test("restartPolicyRules: exit code 42 matches the Restart rule and restarts; exit 1 falls back to Never and fails the pod", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("rules", [app], { restartPolicy: "Never" }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 42);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1, "restarted by the rule");
+  assert.equal(phase(agent, "rules"), "Running");
+  runtime.exit(runtime.current("app")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1, "exit 1 matches no rule: not restarted");
+  assert.equal(phase(agent, "rules"), "Failed");
+  await agent.close();
+});
+
+test("an init container whose own restartPolicy is Never fails the pod Always on exit 1; nothing else starts", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("init-never", [{ name: "app", command: ["app"] }], { restartPolicy: "Always", initContainers: [{ name: "setup", command: ["setup"], restartPolicy: "Never" }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("setup")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(phase(agent, "init-never"), "Failed");
+  assert.equal(runtime.current("setup")!.attempt, 0);
+  assert.equal(runtime.current("app"), undefined);
+  await agent.close();
+});
+
+test("a liveness kill of a container that will not restart says so (no \", will be restarted\") and the pod fails", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
+  agent.admit(pod("probe-never", [{ name: "app", command: ["app"], restartPolicy: "Never", livenessProbe }], { restartPolicy: "Always", terminationGracePeriodSeconds: 3 }), "api");
+  for (let i = 0; i < 5; i++) await tick(clock);
+  assert.ok(events(agent).includes("Killing Container app failed liveness probe"), events(agent).join("\n"));
+  assert.equal(runtime.current("app")!.attempt, 0);
+  assert.equal(phase(agent, "probe-never"), "Failed");
+  await agent.close();
+});
+
+test("sidecars stop in the same sync once no regular container will run again, in reverse order; the pod stays Running until they have stopped", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const sidecars: Container[] = [
+    { name: "side-a", command: ["a"], restartPolicy: "Always" },
+    { name: "side-b", command: ["b"], restartPolicy: "Always" },
+  ];
+  agent.admit(pod("done", [{ name: "app", command: ["app"] }], { restartPolicy: "Never", initContainers: sidecars, terminationGracePeriodSeconds: 30 }), "api");
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")?.state, "running");
+  runtime.stopDelayMs = 4000;
+  const stopsBefore = runtime.calls.length;
+  runtime.exit(runtime.current("app")!.id, 0);
+  await tick(clock);
+  assert.deepEqual(runtime.calls.slice(stopsBefore).filter((c) => c.startsWith("stop ")), ["stop side-b#0 grace=30"], "side-b first; side-a waits for it");
+  assert.equal(phase(agent, "done"), "Running", "a sidecar still runs");
+  for (let i = 0; i < 9; i++) await tick(clock);
+  assert.deepEqual(runtime.calls.slice(stopsBefore).filter((c) => c.startsWith("stop ")), ["stop side-b#0 grace=30", "stop side-a#0 grace=26"]);
+  assert.equal(runtime.current("side-a")!.state, "exited");
+  assert.equal(phase(agent, "done"), "Succeeded");
+  assert.equal(runtime.current("side-a")!.attempt, 0, "sidecars are not restarted once the pod is done");
+  await agent.close();
+});
+
+test("deleting a pod with a sidecar takes one grace period: the sidecar waits for the regular container and gets what is left, at least 2 s", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("graceful", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "side", command: ["s"], restartPolicy: "Always" }], terminationGracePeriodSeconds: 10 }), "api");
+  for (let i = 0; i < 3; i++) await tick(clock);
+  runtime.stopDelayMs = 60_000; // every container ignores SIGTERM: each stop lasts its whole grace period
+  const started = clock.now();
+  let gone = false;
+  void agent.deletePodAndWait("default", "graceful").then(() => (gone = true));
+  for (let i = 0; i < 30 && !gone; i++) await tick(clock);
+  assert.ok(gone);
+  assert.ok(runtime.calls.includes("stop app#0 grace=10"), runtime.calls.join(", "));
+  assert.ok(runtime.calls.includes("stop side#0 grace=2"), runtime.calls.join(", "));
+  assert.ok(clock.now() - started <= 13_000, `deletion took ${clock.now() - started} ms`);
+  await agent.close();
+});
+
+test("a deleted pod's final status is published before it goes: MODIFIED with terminated containers, a terminal phase and Ready False, then DELETED", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.stopExitCode = 143;
+  agent.admit(pod("final", [{ name: "app", command: ["app"] }, { name: "done", command: ["d"] }], { terminationGracePeriodSeconds: 5 }), "api");
+  await tick(clock);
+  const seen: WatchEvent<Pod>[] = [];
+  agent.watchPods((e) => seen.push(e));
+  await agent.deletePodAndWait("default", "final");
+  const last = seen.at(-1)!;
+  const final = seen.at(-2)!;
+  assert.equal(last.type, "DELETED");
+  assert.equal(final.type, "MODIFIED");
+  const status = final.object.status!;
+  assert.equal(status.phase, "Failed");
+  assert.deepEqual(status.containerStatuses?.map((c) => [c.name, c.state?.terminated?.exitCode, c.state?.terminated?.reason, c.ready]), [
+    ["app", 143, "Error", false],
+    ["done", 143, "Error", false],
+  ]);
+  assert.equal(status.conditions?.find((c) => c.type === "Ready")?.status, "False");
+  assert.equal(status.conditions?.find((c) => c.type === "Ready")?.reason, "PodFailed");
+  assert.ok(final.object.metadata.deletionTimestamp);
+  await agent.close();
+});
+
+test("a deleted pod whose containers all exit 0 on SIGTERM ends Succeeded", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.stopExitCode = 0;
+  agent.admit(pod("clean", [{ name: "app", command: ["app"] }]), "api");
+  await tick(clock);
+  const seen: WatchEvent<Pod>[] = [];
+  agent.watchPods((e) => seen.push(e));
+  await agent.deletePodAndWait("default", "clean", 1);
+  assert.equal(seen.at(-2)?.object.status?.phase, "Succeeded");
+  assert.equal(seen.at(-1)?.type, "DELETED");
+  await agent.close();
+});
+
+test("an agent shutdown does not save the final status of the pods it stops: the next agent runs the API pod again", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-lifecycle-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const first = new Agent({ runtime: new FakeRuntime(clock), stateDir, clock });
+    first.start();
+    first.admit(pod("kept", [{ name: "app", command: ["app"] }]), "api");
+    await tick(clock);
+    assert.equal(phase(first, "kept"), "Running");
+    await first.close();
+    const runtime = new FakeRuntime(clock);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    assert.equal(runtime.current("app")?.state, "running");
+    assert.equal(phase(second, "kept"), "Running");
+    await second.close();
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+});
+
+test("a liveness kill announced \", will be restarted\" (a Restart rule makes the container restartable) restarts it even though the kill's exit code matches no rule", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
+  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
+  agent.admit(pod("probe-rule", [app], { restartPolicy: "Never", terminationGracePeriodSeconds: 3 }), "api");
+  for (let i = 0; i < 5; i++) await tick(clock);
+  assert.ok(events(agent).includes("Killing Container app failed liveness probe, will be restarted"), events(agent).join("\n"));
+  assert.ok(runtime.current("app")!.attempt >= 1, "started again after the kill (exit 137)");
+  await agent.close();
+});

@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { Container, ContainerStatus, Pod, PodSpec } from "../api/types.js";
+import { buildPodStatus, podPhase } from "./pod-status.js";
+
+const running = (name: string): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { running: {} } });
+const exited = (name: string, exitCode: number): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { terminated: { exitCode } } });
+const backingOff = (name: string, exitCode: number): ContainerStatus => ({ name, ready: false, restartCount: 1, state: { waiting: { reason: "CrashLoopBackOff" } }, lastState: { terminated: { exitCode } } });
+const pod = (spec: Partial<PodSpec> & { containers: Container[] }): Pod => ({ metadata: { name: "p", uid: "u" }, spec });
+
+test("getPhase: pod Never with a container Always that exited (0 or 1) stays Running: it will restart", () => {
+  const p = pod({ restartPolicy: "Never", containers: [{ name: "app", restartPolicy: "Always" }] });
+  assert.equal(podPhase(p, [], [exited("app", 1)]), "Running");
+  assert.equal(podPhase(p, [], [exited("app", 0)]), "Running");
+});
+
+test("getPhase: pod Always with a container Never that exited 1 is Failed, exited 0 Succeeded", () => {
+  const p = pod({ restartPolicy: "Always", containers: [{ name: "app", restartPolicy: "Never" }] });
+  assert.equal(podPhase(p, [], [exited("app", 1)]), "Failed");
+  assert.equal(podPhase(p, [], [exited("app", 0)]), "Succeeded");
+});
+
+test("getPhase: a restart rule matching the exit code keeps the pod Running; a mismatch lets it fail", () => {
+  const p = pod({ restartPolicy: "Never", containers: [{ name: "app", restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] }] });
+  assert.equal(podPhase(p, [], [exited("app", 42)]), "Running");
+  assert.equal(podPhase(p, [], [exited("app", 1)]), "Failed");
+});
+
+test("getPhase: the pod is terminal only when no stopped container will restart", () => {
+  const p = pod({ restartPolicy: "Never", containers: [{ name: "once" }, { name: "again", restartPolicy: "OnFailure" }] });
+  assert.equal(podPhase(p, [], [exited("once", 0), backingOff("again", 1)]), "Running");
+  assert.equal(podPhase(p, [], [exited("once", 0), exited("again", 0)]), "Succeeded");
+  assert.equal(podPhase(p, [], [exited("once", 1), exited("again", 0)]), "Failed");
+});
+
+test("getPhase: a running sidecar keeps the pod Running after the regular containers completed; a stopped one does not count", () => {
+  const p = pod({ restartPolicy: "Never", initContainers: [{ name: "side", restartPolicy: "Always" }], containers: [{ name: "app" }] });
+  assert.equal(podPhase(p, [running("side")], [exited("app", 0)]), "Running");
+  assert.equal(podPhase(p, [exited("side", 143)], [exited("app", 0)]), "Succeeded");
+});
+
+test("getPhase: an init container that failed and will not restart fails the pod; one that will restart keeps it Pending", () => {
+  assert.equal(podPhase(pod({ restartPolicy: "Always", initContainers: [{ name: "setup", restartPolicy: "Never" }], containers: [{ name: "app" }] }), [exited("setup", 1)], []), "Failed");
+  assert.equal(podPhase(pod({ restartPolicy: "Never", initContainers: [{ name: "setup", restartPolicy: "OnFailure" }], containers: [{ name: "app" }] }), [backingOff("setup", 1)], []), "Pending");
+});
+
+test("getPhase: for a terminal pod (SyncTerminatingPod) the exit codes alone decide Succeeded or Failed", () => {
+  const p = pod({ restartPolicy: "Always", containers: [{ name: "app" }] });
+  assert.equal(podPhase(p, [], [exited("app", 143)], true), "Failed");
+  assert.equal(podPhase(p, [], [exited("app", 0)], true), "Succeeded");
+});
+
+test("generateAPIPodStatus: a terminal phase never changes again", () => {
+  const p = pod({ restartPolicy: "Never", containers: [{ name: "app" }] });
+  const input = { pod: p, initContainerStatuses: [], containerStatuses: [exited("app", 0)], sandboxReady: true, podIP: "", hostIP: "", startTime: 0, now: 0 };
+  assert.equal(buildPodStatus({ ...input, previous: { phase: "Failed" } }).phase, "Failed");
+  assert.equal(buildPodStatus({ ...input, previous: { phase: "Running" } }).phase, "Succeeded");
+});
