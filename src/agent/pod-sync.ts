@@ -365,7 +365,7 @@ export class PodSyncer {
         const info = await this.d.runtime.containerStatus(id);
         await this.killContainer(record, spec, info, "FailedPostStartHook");
         const killed = await this.d.runtime.containerStatus(id);
-        if (shouldRestartOnExit(record.pod, spec, killed.exitCode)) record.startErrors.set(spec.name, { reason: POST_START_HOOK_ERROR, message: failure });
+        if (containerShouldRestart(spec, record.pod.spec, killed.exitCode)) record.startErrors.set(spec.name, { reason: POST_START_HOOK_ERROR, message: failure });
       }
     }
   }
