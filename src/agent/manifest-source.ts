@@ -1,16 +1,18 @@
 // Pod sources: manifest files given on the command line, and a watched manifest directory like
 // the kubelet's static pods (kubelet pkg/kubelet/config/file.go: files are re-read on change and
 // every 20 s; a pod whose file vanished is deleted; an invalid file changes nothing running).
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { watch, type FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
+import { formatOfFile, MAX_INPUT_BYTES, NO_OBJECTS_MESSAGE, tooLargeMessage } from "../api/bounded-parse.js";
 import { decodePods } from "../api/decode.js";
 import { formatFieldErrors } from "../api/field-errors.js";
 import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { readFileBounded } from "../util/read-bounded-file.js";
 import type { AdmitResult } from "./agent.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
@@ -32,12 +34,18 @@ export interface SourceReport {
 /**
  * applyManifest decodes and validates a manifest text, then admits its pods under one source.
  * Any syntax, decode or validation error rejects the whole text and changes nothing running.
+ * `.json` files are strict JSON, others YAML streams. With replaceSource (a watched directory)
+ * a text without objects removes the file's pods; without it (`run -f`) it is an error.
  */
 export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
   const report: SourceReport = { source, admitted: [], errors: [], warnings: [] };
-  const decoded = decodePods(text, fileName);
+  const decoded = decodePods(text, fileName, formatOfFile(fileName));
   if (!decoded.ok) {
     report.errors.push(...decoded.errors);
+    return report;
+  }
+  if (!replaceSource && decoded.value.length === 0) {
+    report.errors.push(`${fileName}: ${NO_OBJECTS_MESSAGE}`);
     return report;
   }
   for (const pod of decoded.value) {
@@ -63,6 +71,8 @@ export function applyManifest(admitter: PodAdmitter, text: string, fileName: str
 /** MANIFEST_RESCAN_MS is the kubelet's fileCheckFrequency (20 s). */
 export const MANIFEST_RESCAN_MS = 20_000;
 const MANIFEST_EXTENSIONS = /\.(ya?ml|json)$/i;
+// What `seen` holds for a file over the size limit (never a sha256 hex digest).
+const TOO_LARGE = "too-large";
 
 /** ManifestDirectory watches a directory of pod manifests. */
 export class ManifestDirectory {
@@ -131,8 +141,18 @@ export class ManifestDirectory {
     for (const name of names) {
       const path = join(this.dir, name);
       present.add(path);
-      const text = await readFile(path, "utf8").catch(() => undefined);
-      if (text === undefined) continue;
+      const read = await readFileBounded(path, MAX_INPUT_BYTES).catch(() => undefined);
+      if (read === undefined) continue;
+      if (!read.ok) {
+        // Remembered, so an oversized file is reported once, not at every rescan.
+        if (this.seen.get(path) === TOO_LARGE) continue;
+        this.seen.set(path, TOO_LARGE);
+        const report: SourceReport = { source: `file:${path}`, admitted: [], errors: [`${name}: ${tooLargeMessage(MAX_INPUT_BYTES)}`], warnings: [] };
+        this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+        this.onReport(report);
+        continue;
+      }
+      const text = read.text;
       const hash = createHash("sha256").update(text).digest("hex");
       if (this.seen.get(path) === hash) continue;
       this.seen.set(path, hash);

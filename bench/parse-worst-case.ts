@@ -1,0 +1,108 @@
+// The worst inputs we can build for the bounded manifest parser (src/api/bounded-parse.ts), each
+// at or just under the 3 MiB input limit, parsed once per case in a fresh child process so the
+// peak-RSS figure belongs to that case alone. Prints a Markdown table: time of parseBounded, the
+// peak RSS above the process's RSS before parsing, and how the parse ended.
+//
+//   npm run build && npm run bench:parse
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { MAX_INPUT_BYTES, parseBounded, type InputFormat } from "../src/api/bounded-parse.js";
+
+interface WorstCase {
+  name: string;
+  format: InputFormat;
+  build: () => string;
+}
+
+// fill repeats `unit` to just under the limit (units are ASCII, so characters are bytes).
+function fill(unit: string, head = "", tail = ""): string {
+  const room = MAX_INPUT_BYTES - head.length - tail.length;
+  return head + unit.repeat(Math.floor(room / unit.length)) + tail;
+}
+
+// A billion-laughs stream: 9 levels, each a list of 9 aliases to the level before.
+function aliasBomb(): string {
+  const lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+  for (let level = 1; level <= 9; level++) lines.push(`l${level}: &l${level} [${Array.from({ length: 9 }, () => `*l${level - 1}`).join(", ")}]`);
+  return `${lines.join("\n")}\n`;
+}
+
+function deepBlockYaml(): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let depth = 0; size < MAX_INPUT_BYTES - 4096; depth++) {
+    const line = `${" ".repeat(depth)}k:\n`;
+    lines.push(line);
+    size += line.length;
+  }
+  return lines.join("");
+}
+
+function manyJsonKeys(): string {
+  const pairs: string[] = [];
+  let size = 2;
+  for (let i = 0; size < MAX_INPUT_BYTES - 32; i++) {
+    const pair = `"k${i}":0`;
+    pairs.push(pair);
+    size += pair.length + 1;
+  }
+  return `{${pairs.join(",")}}`;
+}
+
+const CASES: readonly WorstCase[] = [
+  { name: "malformed YAML: tab-indented unclosed flow lines", format: "yaml", build: () => fill("\tkey: [1, 2\n") },
+  { name: "malformed YAML: bad indentation on every line", format: "yaml", build: () => fill("a:\n  b: 1\n c: 2\n") },
+  { name: "malformed YAML: one unclosed flow sequence", format: "yaml", build: () => fill("x, ", "a: [") },
+  { name: "deep YAML flow [[[[…", format: "yaml", build: () => fill("[") },
+  { name: "deep YAML block maps", format: "yaml", build: deepBlockYaml },
+  { name: "deep YAML block sequences - - - …", format: "yaml", build: () => fill("- ") },
+  { name: "YAML alias bomb (9 levels × 9)", format: "yaml", build: aliasBomb },
+  { name: "many small YAML documents", format: "yaml", build: () => fill("---\na: 1\n") },
+  { name: "many YAML keys", format: "yaml", build: () => fill("k: 1\n") },
+  { name: "YAML map just under the token budget (accepted)", format: "yaml", build: () => Array.from({ length: 28_000 }, (_, i) => `k${i}: 1\n`).join("") },
+  { name: "YAML 3 MiB plain scalar", format: "yaml", build: () => fill("x", "a: ", "\n") },
+  { name: "YAML 3 MiB single-quoted scalar", format: "yaml", build: () => fill("x", "a: '", "'\n") },
+  { name: "YAML 3 MiB double-quoted scalar", format: "yaml", build: () => fill("x", 'a: "', '"\n') },
+  { name: "YAML 3 MiB double-quoted scalar, escapes", format: "yaml", build: () => fill("\\n", 'a: "', '"\n') },
+  { name: "deep JSON [[[[…", format: "json", build: () => fill("[") },
+  { name: "JSON many distinct keys", format: "json", build: manyJsonKeys },
+  { name: "JSON long array of numbers", format: "json", build: () => fill("0,", "[", "0]") },
+  { name: "JSON single 3 MiB string", format: "json", build: () => fill("x", '"', '"') },
+  { name: "malformed JSON at the very end", format: "json", build: () => fill("x", '{"a":"', '",}') },
+];
+
+function runCase(index: number): void {
+  const c = CASES[index];
+  if (c === undefined) throw new Error(`no case ${index}`);
+  const text = c.build();
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const start = performance.now();
+  const result = parseBounded(text, c.format, "bench");
+  const ms = performance.now() - start;
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  const outcome = result.ok ? `ok, ${result.documents.length} documents` : `${result.reason}: ${(result.errors[0] ?? "").slice(0, 70)}`;
+  process.stdout.write(`${JSON.stringify({ bytes: Buffer.byteLength(text), ms, rssMB: Math.max(0, peakRss - rssBefore) / 2 ** 20, outcome })}\n`);
+}
+
+function main(): void {
+  const caseArg = process.argv[2];
+  if (caseArg !== undefined) {
+    runCase(Number(caseArg));
+    return;
+  }
+  const self = fileURLToPath(import.meta.url);
+  process.stdout.write("| input | bytes | parse ms | peak RSS delta MB | outcome |\n|---|---:|---:|---:|---|\n");
+  CASES.forEach((c, i) => {
+    const child = spawnSync(process.execPath, ["--expose-gc", self, String(i)], { encoding: "utf8", timeout: 120_000 });
+    const line = child.stdout.trim().split("\n").pop() ?? "";
+    if (child.status !== 0 || line === "") {
+      process.stdout.write(`| ${c.name} | | | | child failed: ${child.error?.message ?? child.stderr.trim().split("\n").pop() ?? ""} |\n`);
+      return;
+    }
+    const r = JSON.parse(line) as { bytes: number; ms: number; rssMB: number; outcome: string };
+    process.stdout.write(`| ${c.name} | ${r.bytes} | ${r.ms.toFixed(0)} | ${r.rssMB.toFixed(0)} | ${r.outcome.replace(/\|/g, "\\|")} |\n`);
+  });
+}
+
+main();
