@@ -59,7 +59,7 @@ const CASES: readonly WorstCase[] = [
   { name: "YAML alias bomb (9 levels × 9)", format: "yaml", build: aliasBomb },
   { name: "many small YAML documents", format: "yaml", build: () => fill("---\na: 1\n") },
   { name: "many YAML keys", format: "yaml", build: () => fill("k: 1\n") },
-  { name: "YAML map just under the token budget (accepted)", format: "yaml", build: () => Array.from({ length: 28_000 }, (_, i) => `k${i}: 1\n`).join("") },
+  { name: "YAML map just under the token budget (accepted)", format: "yaml", build: () => Array.from({ length: 14_000 }, (_, i) => `k${i}: 1\n`).join("") },
   { name: "YAML 3 MiB plain scalar", format: "yaml", build: () => fill("x", "a: ", "\n") },
   { name: "YAML 3 MiB single-quoted scalar", format: "yaml", build: () => fill("x", "a: '", "'\n") },
   { name: "YAML 3 MiB double-quoted scalar", format: "yaml", build: () => fill("x", 'a: "', '"\n') },
@@ -67,6 +67,7 @@ const CASES: readonly WorstCase[] = [
   { name: "deep JSON [[[[…", format: "json", build: () => fill("[") },
   { name: "JSON many distinct keys", format: "json", build: manyJsonKeys },
   { name: "JSON long array of numbers", format: "json", build: () => fill("0,", "[", "0]") },
+  { name: "JSON array just under the value budget (accepted)", format: "json", build: () => `[${"0,".repeat(199_998)}0]` },
   { name: "JSON single 3 MiB string", format: "json", build: () => fill("x", '"', '"') },
   { name: "malformed JSON at the very end", format: "json", build: () => fill("x", '{"a":"', '",}') },
 ];

@@ -60,6 +60,15 @@ test("syntax errors: YAML errors name line and column and are capped at maxRepor
   });
 });
 
+test("duplicate YAML map keys are errors found in linear time, in block and flow maps at any depth", () => {
+  const text = "a: 1\nb:\n  c: [{x: 1, x: 2}]\n  d: 2\n  d: 3\na: 4\n";
+  assert.deepEqual(refused(parseBounded(text, "yaml", "f")), {
+    reason: "Syntax",
+    errors: ["f:3:14: Map keys must be unique", "f:5:3: Map keys must be unique", "f:6:1: Map keys must be unique"],
+  });
+  assert.ok(parseBounded("a: 1\nb: {a: 1}\nc: [a, a]\n'1': x\n1: y\n", "yaml", "f").ok, "equal keys in different maps, and 1 beside '1', are fine");
+});
+
 test(".json files are strict JSON, other files YAML streams", () => {
   assert.equal(formatOfFile("pod.json"), "json");
   assert.equal(formatOfFile("POD.JSON"), "json");

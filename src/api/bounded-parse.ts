@@ -7,8 +7,11 @@
 //   YAML on the parser's own stack while it reads, before any recursive step builds values —
 //   and once more on the final values, where YAML aliases can nest deeper than the text;
 // - YAML work: a budget of lexical tokens (the yaml package's CST and documents cost about
-//   0.2 KB and 1 µs per token) and the yaml package's alias-expansion limit (maxAliasCount).
-import { Composer, Lexer, LineCounter, Parser, type Document } from "yaml";
+//   0.2 KB and 1–2 µs per token) and the yaml package's alias-expansion limit (maxAliasCount);
+//   duplicate map keys are found here in linear time, because the yaml package's own check
+//   (the uniqueKeys option) compares every key with every earlier key of its map, which made a
+//   1 MiB map of short keys cost minutes.
+import { Composer, isAlias, isMap, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, type Document } from "yaml";
 import { scanJson } from "./json-scan.js";
 
 /** InputFormat is how a text is parsed: strict JSON (one value) or a YAML stream (many documents). */
@@ -39,7 +42,7 @@ export const MAX_INPUT_BYTES = 3 * 1024 * 1024;
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   maxBytes: MAX_INPUT_BYTES,
   maxDepth: 100,
-  maxYamlTokens: 200_000,
+  maxYamlTokens: 100_000,
   maxYamlDocuments: 1_000,
   maxAliasCount: 100,
   maxValueNodes: 200_000,
@@ -123,7 +126,7 @@ function parseYaml(text: string, source: string, limits: Readonly<ParseLimits>):
   const lineCounter = new LineCounter();
   const parser = new Parser(lineCounter.addNewLine);
   lineCounter.addNewLine(0);
-  const composer = new Composer({ prettyErrors: false, logLevel: "error" });
+  const composer = new Composer({ prettyErrors: false, logLevel: "error", uniqueKeys: false });
   const docs: Document.Parsed[] = [];
   const where = (): string => `${source}:${lineCounter.lineStarts.length}`;
   let tokens = 0;
@@ -151,11 +154,12 @@ function yamlValues(docs: readonly Document.Parsed[], lineCounter: LineCounter, 
   const errors: string[] = [];
   let total = 0;
   for (const doc of docs) {
-    for (const e of doc.errors) {
+    const problems = [...doc.errors.map((e) => ({ offset: e.pos[0], message: e.message })), ...duplicateKeys(doc)].sort((a, b) => a.offset - b.offset);
+    for (const { offset, message } of problems) {
       total++;
       if (errors.length >= limits.maxReportedErrors) continue;
-      const { line, col } = lineCounter.linePos(e.pos[0]);
-      errors.push(`${source}:${line}:${col}: ${e.message}`);
+      const { line, col } = lineCounter.linePos(offset);
+      errors.push(`${source}:${line}:${col}: ${message}`);
     }
   }
   if (total > errors.length) errors.push(`${source}: and ${total - errors.length} more errors`);
@@ -170,6 +174,35 @@ function yamlValues(docs: readonly Document.Parsed[], lineCounter: LineCounter, 
     }
   }
   return { ok: true, documents };
+}
+
+/**
+ * duplicateKeys finds map keys that repeat an earlier key of the same map, with the yaml
+ * package's message and rule (equal scalar values, or the same node), using one Set per map and
+ * an explicit stack, so its cost is linear in the document.
+ */
+function duplicateKeys(doc: Document.Parsed): Array<{ offset: number; message: string }> {
+  const found: Array<{ offset: number; message: string }> = [];
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isAlias(node) || (!isMap(node) && !isSeq(node))) continue;
+    const seen = new Set<unknown>();
+    for (const item of node.items) {
+      if (!isPair(item)) {
+        pending.push(item);
+        continue;
+      }
+      const identity = isScalar(item.key) ? item.key.value : item.key;
+      if (isMap(node) && item.key !== null && seen.has(identity)) {
+        const range = (item.key as { range?: [number, number, number] }).range;
+        found.push({ offset: range?.[0] ?? 0, message: "Map keys must be unique" });
+      }
+      seen.add(identity);
+      pending.push(item.key, item.value);
+    }
+  }
+  return found;
 }
 
 /**
