@@ -111,8 +111,6 @@ function parseJson(text: string, source: string, limits: Readonly<ParseLimits>):
   return { ok: true, documents: value === null ? [] : [{ value, position: 1 }] };
 }
 
-// The parser's stack holds the document and, at most, one scalar besides the open collections.
-const NON_COLLECTION_STACK_ENTRIES = 2;
 const COLLECTION_TOKENS: ReadonlySet<string> = new Set(["block-map", "block-seq", "flow-collection"]);
 
 function openCollections(parser: Parser): number {
@@ -136,7 +134,9 @@ function parseYaml(text: string, source: string, limits: Readonly<ParseLimits>):
     }
     for (const token of parser.next(lexeme)) docs.push(...composer.next(token));
     if (docs.length > limits.maxYamlDocuments) return tooManyDocuments(where(), limits);
-    if (parser.stack.length > limits.maxDepth + NON_COLLECTION_STACK_ENTRIES - 1 && openCollections(parser) > limits.maxDepth) {
+    // The stack holds the open collections besides the document and scalars, so it is counted
+    // only when it is long enough to hold too many.
+    if (parser.stack.length > limits.maxDepth && openCollections(parser) > limits.maxDepth) {
       return failure("TooDeep", [`${where()}: exceeded max depth of ${limits.maxDepth}`]);
     }
   }
