@@ -1,12 +1,13 @@
 // The worst inputs we can build for the bounded manifest parser (src/api/bounded-parse.ts), each
-// at or just under the 3 MiB input limit, parsed once per case in a fresh child process so the
+// at or just under its input limit (1 MiB for YAML, 3 MiB for JSON; and one YAML text of 3 MiB,
+// which is refused unparsed), parsed once per case in a fresh child process so the
 // peak-RSS figure belongs to that case alone. Prints a Markdown table: time of parseBounded, the
 // peak RSS above the process's RSS before parsing, and how the parse ended.
 //
 //   npm run build && npm run bench:parse
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { MAX_INPUT_BYTES, parseBounded, type InputFormat } from "../src/api/bounded-parse.js";
+import { MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded, type InputFormat } from "../src/api/bounded-parse.js";
 
 interface WorstCase {
   name: string;
@@ -14,11 +15,14 @@ interface WorstCase {
   build: () => string;
 }
 
-// fill repeats `unit` to just under the limit (units are ASCII, so characters are bytes).
-function fill(unit: string, head = "", tail = ""): string {
-  const room = MAX_INPUT_BYTES - head.length - tail.length;
+// fill repeats `unit` to just under `limit` bytes (units are ASCII, so characters are bytes).
+function fill(limit: number, unit: string, head = "", tail = ""): string {
+  const room = limit - head.length - tail.length;
   return head + unit.repeat(Math.floor(room / unit.length)) + tail;
 }
+
+const yaml = (unit: string, head = "", tail = ""): string => fill(MAX_YAML_INPUT_BYTES, unit, head, tail);
+const json = (unit: string, head = "", tail = ""): string => fill(MAX_INPUT_BYTES, unit, head, tail);
 
 // A billion-laughs stream: 9 levels, each a list of 9 aliases to the level before.
 function aliasBomb(): string {
@@ -30,7 +34,7 @@ function aliasBomb(): string {
 function deepBlockYaml(): string {
   const lines: string[] = [];
   let size = 0;
-  for (let depth = 0; size < MAX_INPUT_BYTES - 4096; depth++) {
+  for (let depth = 0; size < MAX_YAML_INPUT_BYTES - 2048; depth++) {
     const line = `${" ".repeat(depth)}k:\n`;
     lines.push(line);
     size += line.length;
@@ -50,26 +54,32 @@ function manyJsonKeys(): string {
 }
 
 const CASES: readonly WorstCase[] = [
-  { name: "malformed YAML: tab-indented unclosed flow lines", format: "yaml", build: () => fill("\tkey: [1, 2\n") },
-  { name: "malformed YAML: bad indentation on every line", format: "yaml", build: () => fill("a:\n  b: 1\n c: 2\n") },
-  { name: "malformed YAML: one unclosed flow sequence", format: "yaml", build: () => fill("x, ", "a: [") },
-  { name: "deep YAML flow [[[[…", format: "yaml", build: () => fill("[") },
+  { name: "YAML of 3 MiB (over the 1 MiB YAML limit)", format: "yaml", build: () => fill(MAX_INPUT_BYTES, "\tkey: [1, 2\n") },
+  { name: "malformed YAML: tab-indented unclosed flow lines", format: "yaml", build: () => yaml("\tkey: [1, 2\n") },
+  { name: "malformed YAML: bad indentation on every line", format: "yaml", build: () => yaml("a:\n  b: 1\n c: 2\n") },
+  { name: "malformed YAML: one unclosed flow sequence", format: "yaml", build: () => yaml("x, ", "a: [") },
+  { name: "deep YAML flow [[[[…", format: "yaml", build: () => yaml("[") },
   { name: "deep YAML block maps", format: "yaml", build: deepBlockYaml },
-  { name: "deep YAML block sequences - - - …", format: "yaml", build: () => fill("- ") },
+  { name: "deep YAML block sequences - - - …", format: "yaml", build: () => yaml("- ") },
   { name: "YAML alias bomb (9 levels × 9)", format: "yaml", build: aliasBomb },
-  { name: "many small YAML documents", format: "yaml", build: () => fill("---\na: 1\n") },
-  { name: "many YAML keys", format: "yaml", build: () => fill("k: 1\n") },
+  { name: "many small YAML documents", format: "yaml", build: () => yaml("---\na: 1\n") },
+  { name: "many YAML keys", format: "yaml", build: () => yaml("k: 1\n") },
   { name: "YAML map just under the token budget (accepted)", format: "yaml", build: () => Array.from({ length: 14_000 }, (_, i) => `k${i}: 1\n`).join("") },
-  { name: "YAML 3 MiB plain scalar", format: "yaml", build: () => fill("x", "a: ", "\n") },
-  { name: "YAML 3 MiB single-quoted scalar", format: "yaml", build: () => fill("x", "a: '", "'\n") },
-  { name: "YAML 3 MiB double-quoted scalar", format: "yaml", build: () => fill("x", 'a: "', '"\n') },
-  { name: "YAML 3 MiB double-quoted scalar, escapes", format: "yaml", build: () => fill("\\n", 'a: "', '"\n') },
-  { name: "deep JSON [[[[…", format: "json", build: () => fill("[") },
+  { name: "YAML plain scalar on one line", format: "yaml", build: () => yaml("x", "a: ", "\n") },
+  { name: "YAML plain scalar over many lines", format: "yaml", build: () => yaml("xxxxxxx\n  ", "a: ", "\n") },
+  { name: "YAML single-quoted scalar of '' escapes", format: "yaml", build: () => yaml("x''", "a: '", "'\n") },
+  { name: "YAML double-quoted scalar on one line", format: "yaml", build: () => yaml("x", 'a: "', '"\n') },
+  { name: "YAML double-quoted scalar of \\n escapes", format: "yaml", build: () => yaml("\\n", 'a: "', '"\n') },
+  { name: "YAML double-quoted scalar over many lines", format: "yaml", build: () => yaml("xxxxxxx\n  ", 'a: "', '"\n') },
+  { name: "YAML literal block scalar", format: "yaml", build: () => yaml("  xxxxxxx\n", "a: |\n") },
+  { name: "YAML folded block scalar", format: "yaml", build: () => yaml("  xxxxxxx\n", "a: >\n") },
+  { name: "deep JSON [[[[…", format: "json", build: () => json("[") },
   { name: "JSON many distinct keys", format: "json", build: manyJsonKeys },
-  { name: "JSON long array of numbers", format: "json", build: () => fill("0,", "[", "0]") },
+  { name: "JSON long array of numbers", format: "json", build: () => json("0,", "[", "0]") },
   { name: "JSON array just under the value budget (accepted)", format: "json", build: () => `[${"0,".repeat(199_998)}0]` },
-  { name: "JSON single 3 MiB string", format: "json", build: () => fill("x", '"', '"') },
-  { name: "malformed JSON at the very end", format: "json", build: () => fill("x", '{"a":"', '",}') },
+  { name: "JSON single 3 MiB string", format: "json", build: () => json("x", '"', '"') },
+  { name: "JSON 3 MiB string of \\n escapes", format: "json", build: () => json("\\n", '"', '"') },
+  { name: "malformed JSON at the very end", format: "json", build: () => json("x", '{"a":"', '",}') },
 ];
 
 function runCase(index: number): void {

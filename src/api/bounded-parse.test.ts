@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkValueShape, DEFAULT_PARSE_LIMITS, formatOfFile, MAX_INPUT_BYTES, parseBounded, type BoundedParseResult, type ParseLimits } from "./bounded-parse.js";
+import { checkValueShape, DEFAULT_PARSE_LIMITS, formatOfFile, MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded, type BoundedParseResult, type ParseLimits } from "./bounded-parse.js";
 
 const SMALL: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxBytes: 1000, maxDepth: 5, maxYamlTokens: 400, maxYamlDocuments: 3, maxValueNodes: 60, maxReportedErrors: 2 };
 
@@ -14,6 +14,16 @@ test("input size: the limit is the API server's 3 MiB, counted in UTF-8 bytes", 
   assert.ok(parseBounded(`a: ${"x".repeat(997)}`, "yaml", "f", SMALL).ok);
   assert.deepEqual(refused(parseBounded(`a: ${"x".repeat(998)}`, "yaml", "f", SMALL)), { reason: "TooLarge", errors: ["f: too large: limit is 1000 bytes"] });
   assert.equal(refused(parseBounded(`a: ${"é".repeat(500)}`, "yaml", "f", SMALL)).reason, "TooLarge");
+});
+
+test("input size: YAML texts are limited to 1 MiB, JSON texts to 3 MiB", () => {
+  assert.equal(MAX_YAML_INPUT_BYTES, 1048576);
+  const yamlOver = `a: ${"x".repeat(MAX_YAML_INPUT_BYTES)}`;
+  assert.deepEqual(refused(parseBounded(yamlOver, "yaml", "f")), {
+    reason: "TooLarge",
+    errors: ["f: too large: limit is 1048576 bytes for YAML (JSON may have up to 3145728 bytes)"],
+  });
+  assert.ok(parseBounded(`"${"x".repeat(2 * MAX_YAML_INPUT_BYTES)}"`, "json", "f").ok);
 });
 
 test("nesting depth: deep YAML flow, block maps, block sequences and JSON are refused with their line", () => {

@@ -2,7 +2,9 @@
 // manifest-directory file goes through parseBounded, which enforces the input limits before and
 // while the YAML/JSON parsers run, so no input costs more than a bounded time and memory and none
 // overflows the stack:
-// - size: the API server's request-size limit (3 MiB; apiserver's MaxRequestBodyBytes default);
+// - size: the API server's request-size limit (3 MiB; apiserver's MaxRequestBodyBytes default),
+//   and 1 MiB for YAML, whose scalars cost the yaml package up to ~40 bytes of memory per byte
+//   (3 MiB of folded or quoted YAML scalars took 0.8 s and 130 MB; 1 MiB takes 0.3 s and 40 MB);
 // - nesting depth: checked without recursion — for JSON by a linear scan before JSON.parse, for
 //   YAML on the parser's own stack while it reads, before any recursive step builds values —
 //   and once more on the final values, where YAML aliases can nest deeper than the text;
@@ -21,6 +23,8 @@ export type InputFormat = "json" | "yaml";
 export interface ParseLimits {
   /** Largest accepted text, in UTF-8 bytes. */
   maxBytes: number;
+  /** Largest accepted YAML text, in UTF-8 bytes (at most maxBytes). */
+  maxYamlBytes: number;
   /** Deepest accepted nesting of objects and arrays. */
   maxDepth: number;
   /** Most YAML lexical tokens read before the stream is refused as too complex. */
@@ -38,9 +42,13 @@ export interface ParseLimits {
 /** MAX_INPUT_BYTES is the API server's default request-body limit, 3 MiB (apiserver MaxRequestBodyBytes). */
 export const MAX_INPUT_BYTES = 3 * 1024 * 1024;
 
+/** MAX_YAML_INPUT_BYTES is the largest YAML text parsed, 1 MiB: larger manifests must be JSON. */
+export const MAX_YAML_INPUT_BYTES = 1024 * 1024;
+
 /** DEFAULT_PARSE_LIMITS are the limits every manifest input path uses. */
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = {
   maxBytes: MAX_INPUT_BYTES,
+  maxYamlBytes: MAX_YAML_INPUT_BYTES,
   maxDepth: 100,
   maxYamlTokens: 100_000,
   maxYamlDocuments: 1_000,
@@ -89,8 +97,10 @@ function failure(reason: ParseFailureReason, errors: string[]): BoundedParseResu
  * in the positions of later ones.
  */
 export function parseBounded(text: string, format: InputFormat, source: string, limits: Readonly<ParseLimits> = DEFAULT_PARSE_LIMITS): BoundedParseResult {
-  if (text.length > limits.maxBytes || Buffer.byteLength(text, "utf8") > limits.maxBytes) {
-    return failure("TooLarge", [`${source}: ${tooLargeMessage(limits.maxBytes)}`]);
+  const limit = format === "yaml" ? Math.min(limits.maxYamlBytes, limits.maxBytes) : limits.maxBytes;
+  if (text.length > limit || Buffer.byteLength(text, "utf8") > limit) {
+    const hint = format === "yaml" && limit < limits.maxBytes ? ` for YAML (JSON may have up to ${limits.maxBytes} bytes)` : "";
+    return failure("TooLarge", [`${source}: ${tooLargeMessage(limit)}${hint}`]);
   }
   const parsed = format === "json" ? parseJson(text, source, limits) : parseYaml(text, source, limits);
   if (!parsed.ok) return parsed;

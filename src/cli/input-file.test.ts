@@ -42,6 +42,14 @@ test("bounded input: lint -f and run -f refuse a file over 3 MiB with exit 2, th
   assert.equal(stdin.stderr, 'error: error reading "STDIN"\n* too large: limit is 3145728 bytes\n');
 });
 
+test("bounded input: a YAML file over 1 MiB is refused with exit 2, the file name and the YAML limit", async (t) => {
+  const dir = await tempDir(t);
+  const big = await file(dir, "big.yaml", `${POD_JSON}# ${"x".repeat(2 * 1024 * 1024)}\n`);
+  const lint = await runCli(["lint", "-f", big]);
+  assert.equal(lint.code, 2);
+  assert.equal(lint.stderr, `error: error validating "${big}"\n* ${big}: too large: limit is 1048576 bytes for YAML (JSON may have up to 3145728 bytes)\n`);
+});
+
 test("bounded input: lint -f and run -f refuse a 10,000-deep file with exit 2, the file name and 'exceeded max depth'", async (t) => {
   const dir = await tempDir(t);
   const deepJson = await file(dir, "deep.json", `{"metadata":${'{"a":'.repeat(10_000)}1${"}".repeat(10_001)}`);

@@ -47,7 +47,7 @@ test("bounded input: a 1 MiB malformed YAML body is a 400 naming the bound it br
   const calls = api.calls.createPod.length;
   const malformed = "\tkey: [1, 2\n".repeat(Math.floor((1024 * 1024) / 12));
   assertBadRequest(await post(malformed, "application/yaml"), /^invalid YAML: body:\d+: the YAML stream has more than 100000 tokens; split it or send JSON$/);
-  const oneBadLine = `metadata:\n  name: x\n  labels: {a: ${"b".repeat(1024 * 1024)}\n`;
+  const oneBadLine = `metadata:\n  name: x\n  labels: {a: ${"b".repeat(1024 * 1024 - 100)}\n`;
   assertBadRequest(await post(oneBadLine, "application/yaml"), /^invalid YAML: body:\d+:\d+: /);
   await assertRunningPodUndisturbed(calls);
 });
@@ -60,8 +60,8 @@ test("bounded input: 10,000-deep JSON and YAML bodies are a 400 'exceeded max de
   assertBadRequest(await post(deepFlow, "application/yaml"), "invalid YAML: body:1: exceeded max depth of 100");
   const deepBlockSequences = `${"- ".repeat(10_000)}x\n`;
   assertBadRequest(await post(deepBlockSequences, "application/yaml"), "invalid YAML: body:1: exceeded max depth of 100");
-  // Indented block maps cannot reach 10,000 levels under the size limit; 2,000 levels are 2 MB.
-  const deepBlockMaps = Array.from({ length: 2_000 }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
+  // Indented block maps cannot reach 10,000 levels under the 1 MiB YAML limit; 1,400 levels fit.
+  const deepBlockMaps = Array.from({ length: 1_400 }, (_, i) => `${" ".repeat(i)}k:`).join("\n");
   assertBadRequest(await post(deepBlockMaps, "application/yaml"), "invalid YAML: body:101: exceeded max depth of 100");
   await assertRunningPodUndisturbed(calls);
 });
@@ -75,6 +75,17 @@ test("bounded input: a 4 MiB body is a 413 with the API server's 3 MiB limit", a
   assert.equal(answer.json.reason, "RequestEntityTooLarge");
   assert.equal(answer.json.message, "Request entity too large: limit is 3145728");
   await assertRunningPodUndisturbed(calls);
+});
+
+test("bounded input: a YAML body over 1 MiB is a 413 with the YAML limit; JSON may have up to 3 MiB", async () => {
+  const calls = api.calls.createPod.length;
+  const yaml = `metadata:\n  name: big\n  annotations:\n    a: ${"x".repeat(2 * 1024 * 1024)}\n`;
+  const answer = await post(yaml, "application/yaml");
+  assert.equal(answer.code, 413);
+  assert.equal(answer.json.message, "Request entity too large: limit is 1048576");
+  await assertRunningPodUndisturbed(calls);
+  const json = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "big-json", annotations: { a: "x".repeat(2 * 1024 * 1024) } }, spec: { containers: [{ name: "app", image: "busybox" }] } });
+  assert.equal((await post(json, "application/json")).code, 201, "the fake agent takes it; the real one refuses the annotation size");
 });
 
 test("bounded input: a YAML alias bomb is a 400", async () => {

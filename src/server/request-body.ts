@@ -4,7 +4,7 @@
 // Decoding only turns bytes into a plain object; the agent's createPod does the strict, typed
 // decoding and validation.
 import type { IncomingMessage } from "node:http";
-import { MAX_INPUT_BYTES, parseBounded } from "../api/bounded-parse.js";
+import { MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded } from "../api/bounded-parse.js";
 import { badRequestStatus, requestEntityTooLargeStatus, StatusError, unsupportedMediaTypeStatus } from "./status-object.js";
 
 /**
@@ -76,7 +76,7 @@ export function mediaType(contentType: string | undefined): string {
 
 /**
  * decodeObjectBody parses a JSON or YAML body into a plain object. A missing or other
- * Content-Type is a 415; a body over the size limit a 413; syntax errors, nesting past the depth
+ * Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors, nesting past the depth
  * limit, an over-complex YAML stream, more than one YAML document and non-object documents are
  * a 400 BadRequest.
  */
@@ -86,6 +86,7 @@ export function decodeObjectBody(body: Buffer, contentType: string | undefined):
   if (body.length > MAX_BODY_BYTES) throw new StatusError(requestEntityTooLargeStatus(MAX_BODY_BYTES));
   const format = type === "application/json" ? "json" : "yaml";
   const parsed = parseBounded(body.toString("utf8"), format, "body");
+  if (!parsed.ok && parsed.reason === "TooLarge") throw new StatusError(requestEntityTooLargeStatus(MAX_YAML_INPUT_BYTES));
   if (!parsed.ok) throw new StatusError(badRequestStatus(`invalid ${format === "json" ? "JSON" : "YAML"}: ${parsed.errors.join("; ")}`));
   if (parsed.documents.length > 1) {
     throw new StatusError(badRequestStatus(`the request body must be a single object, got ${parsed.documents.length} YAML documents`));
