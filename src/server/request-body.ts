@@ -76,9 +76,9 @@ export function mediaType(contentType: string | undefined): string {
 
 /**
  * decodeObjectBody parses a JSON or YAML body into a plain object. A missing or other
- * Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors, nesting past the depth
- * limit, an over-complex YAML stream, more than one YAML document and non-object documents are
- * a 400 BadRequest.
+ * Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors,
+ * nesting past the depth limit, an over-complex YAML stream, more than one YAML document and
+ * non-object documents are a 400 BadRequest.
  */
 export function decodeObjectBody(body: Buffer, contentType: string | undefined): Record<string, unknown> {
   const type = mediaType(contentType);
