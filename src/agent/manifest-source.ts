@@ -1,10 +1,11 @@
 // Pod sources: manifest files given on the command line, and a watched manifest directory like
 // the kubelet's static pods (kubelet pkg/kubelet/config/file.go: files are re-read on change and
 // every 20 s; a pod whose file vanished is deleted; an invalid file changes nothing running).
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { watch, type FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
+import { formatOfFile, MAX_INPUT_BYTES, NO_OBJECTS_MESSAGE, tooLargeMessage } from "../api/bounded-parse.js";
 import { decodePods } from "../api/decode.js";
 import { formatFieldErrors } from "../api/field-errors.js";
 import { lintPod } from "../api/probe-lint.js";
@@ -12,6 +13,7 @@ import { defaultAndValidatePod } from "../api/validation.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { Pod } from "../api/types.js";
+import { readFileBounded } from "../util/read-bounded-file.js";
 import type { AdmitResult } from "./agent.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
@@ -41,13 +43,19 @@ export interface CheckedManifest {
 
 /**
  * checkManifest decodes and validates a manifest text without admitting anything, so that a
- * caller can refuse bad input before it touches a runtime.
+ * caller can refuse bad input before it touches a runtime. `.json` files are strict JSON, others
+ * YAML streams; with requireObjects a text without objects is an error (`run -f`), without it
+ * (a watched directory) it means "no pods from this file".
  */
-export function checkManifest(text: string, fileName: string): CheckedManifest {
+export function checkManifest(text: string, fileName: string, requireObjects = true): CheckedManifest {
   const checked: CheckedManifest = { pods: [], errors: [], warnings: [] };
-  const decoded = decodePods(text, fileName);
+  const decoded = decodePods(text, fileName, formatOfFile(fileName));
   if (!decoded.ok) {
     checked.errors.push(...decoded.errors);
+    return checked;
+  }
+  if (requireObjects && decoded.value.length === 0) {
+    checked.errors.push(`${fileName}: ${NO_OBJECTS_MESSAGE}`);
     return checked;
   }
   for (const pod of decoded.value) {
@@ -62,9 +70,10 @@ export function checkManifest(text: string, fileName: string): CheckedManifest {
 /**
  * applyManifest decodes and validates a manifest text, then admits its pods under one source.
  * Any syntax, decode or validation error rejects the whole text and changes nothing running.
+ * With replaceSource (a watched directory) a text without objects removes the file's pods.
  */
 export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
-  const checked = checkManifest(text, fileName);
+  const checked = checkManifest(text, fileName, !replaceSource);
   const report: SourceReport = { source, admitted: [], errors: checked.errors, warnings: checked.warnings };
   if (report.errors.length > 0) return report;
   const keep = new Set<string>();
@@ -84,6 +93,8 @@ export function applyManifest(admitter: PodAdmitter, text: string, fileName: str
 /** MANIFEST_RESCAN_MS is the kubelet's fileCheckFrequency (20 s). */
 export const MANIFEST_RESCAN_MS = 20_000;
 const MANIFEST_EXTENSIONS = /\.(ya?ml|json)$/i;
+// What `seen` holds for a file over the size limit (never a sha256 hex digest).
+const TOO_LARGE = "too-large";
 
 /** ManifestDirectory watches a directory of pod manifests. */
 export class ManifestDirectory {
@@ -152,8 +163,18 @@ export class ManifestDirectory {
     for (const name of names) {
       const path = join(this.dir, name);
       present.add(path);
-      const text = await readFile(path, "utf8").catch(() => undefined);
-      if (text === undefined) continue;
+      const read = await readFileBounded(path, MAX_INPUT_BYTES).catch(() => undefined);
+      if (read === undefined) continue;
+      if (!read.ok) {
+        // Remembered, so an oversized file is reported once, not at every rescan.
+        if (this.seen.get(path) === TOO_LARGE) continue;
+        this.seen.set(path, TOO_LARGE);
+        const report: SourceReport = { source: `file:${path}`, admitted: [], errors: [`${name}: ${tooLargeMessage(MAX_INPUT_BYTES)}`], warnings: [] };
+        this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+        this.onReport(report);
+        continue;
+      }
+      const text = read.text;
       const hash = createHash("sha256").update(text).digest("hex");
       if (this.seen.get(path) === hash) continue;
       this.seen.set(path, hash);

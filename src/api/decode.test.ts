@@ -212,3 +212,17 @@ test("decoding never throws on hostile input", () => {
     }
   }
 });
+
+test("decodePods reads strict JSON with format json, and refuses a 10,000-deep manifest with an error instead of a stack overflow", () => {
+  const json = '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"}, "spec": {"containers": [{"name": "app", "image": "x"}]}}';
+  const decoded = decodePods(json, "pod.json", "json");
+  assert.ok(decoded.ok);
+  assert.deepEqual(decoded.value.map((p) => p.metadata.name), ["web"]);
+  assert.deepEqual(decodePods(json.replace('"kind"', "kind"), "pod.json", "json"), {
+    ok: false,
+    errors: ["pod.json:1:22: invalid character 'k' looking for beginning of object key string"],
+  });
+  const deep = `metadata: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`;
+  assert.deepEqual(decodePods(deep, "pod.yaml"), { ok: false, errors: ["pod.yaml:1: exceeded max depth of 100"] });
+  assert.deepEqual(decodeProbe(`exec: ${'{"a":'.repeat(10_000)}`, "probe.yaml"), { ok: false, errors: ["probe.yaml:1: exceeded max depth of 100"] });
+});

@@ -1,8 +1,9 @@
 // Strict decoding of Probe and Pod manifests from YAML or JSON text, like the API server:
 // unknown fields and wrong JSON types are errors that name the full field path, int32/int64
-// ranges are checked, and YAML syntax errors name the source, line and column. Decoding never
+// ranges are checked, and syntax errors name the source, line and column. The text is parsed
+// within the input bounds of bounded-parse.ts (size, depth, YAML tokens, aliases). Decoding never
 // throws; it returns every problem found. It does not default or validate (see validation.ts).
-import { LineCounter, parseAllDocuments, type Document } from "yaml";
+import { parseBounded, type InputFormat } from "./bounded-parse.js";
 import {
   childPath, formatFieldError, goQuote, inclusiveRangeError, indexPath, invalid, notSupported, required, typeInvalid,
 } from "./field-errors.js";
@@ -16,6 +17,8 @@ export type DecodeResult<T> = { ok: true; value: T } | { ok: false; errors: stri
 export interface DecodeProbeOptions {
   /** Field-path prefix for error messages, e.g. `spec.containers[0].livenessProbe` (default ""). */
   pathPrefix?: string;
+  /** How the text is parsed (default "yaml", which also reads JSON; "json" is strict JSON). */
+  format?: InputFormat;
 }
 
 const INT32: readonly [number, number] = [-2147483648, 2147483647];
@@ -127,33 +130,12 @@ interface ParsedStream {
   errors: string[];
 }
 
-// parseStream reads every YAML (or JSON) document, skipping empty ones; syntax errors name
-// `<source>:<line>:<col>`.
-function parseStream(text: string, source: string): ParsedStream {
-  const lineCounter = new LineCounter();
-  // An empty stream is an empty array, so this loop covers it too.
-  const docs: readonly Document[] = parseAllDocuments(text, { lineCounter, prettyErrors: false, logLevel: "error" });
-  const values: unknown[] = [];
-  const positions: number[] = [];
-  const errors: string[] = [];
-  docs.forEach((doc, i) => {
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors) {
-        const { line, col } = lineCounter.linePos(e.pos[0]);
-        errors.push(`${source}:${line}:${col}: ${e.message}`);
-      }
-      return;
-    }
-    try {
-      const value: unknown = doc.toJS({ maxAliasCount: 100 });
-      if (value === null || value === undefined) return;
-      values.push(value);
-      positions.push(i + 1);
-    } catch (err) {
-      errors.push(`${source}: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  });
-  return { values, positions, errors };
+// parseStream reads every document within the input bounds (bounded-parse.ts), skipping empty
+// ones; syntax errors name `<source>:<line>:<col>`.
+function parseStream(text: string, source: string, format: InputFormat): ParsedStream {
+  const parsed = parseBounded(text, format, source);
+  if (!parsed.ok) return { values: [], positions: [], errors: parsed.errors };
+  return { values: parsed.documents.map((d) => d.value), positions: parsed.documents.map((d) => d.position), errors: [] };
 }
 
 /**
@@ -161,7 +143,7 @@ function parseStream(text: string, source: string): ParsedStream {
  * `options.pathPrefix` (empty by default, e.g. `periodSeconds: Invalid value: "ten": must be an integer`).
  */
 export function decodeProbe(text: string, sourceName: string, options: DecodeProbeOptions = {}): DecodeResult<Probe> {
-  const { values, errors } = parseStream(text, sourceName);
+  const { values, errors } = parseStream(text, sourceName, options.format ?? "yaml");
   if (errors.length > 0) return { ok: false, errors };
   if (values.length !== 1) {
     const found = values.length === 0 ? "the input is empty" : `found ${values.length} documents`;
@@ -219,9 +201,10 @@ function decodeObject(value: unknown, errs: string[]): Pod[] {
  * v1 Pod or a v1 List/PodList of pods; empty documents are skipped. When the input holds more
  * than one object, each error is prefixed with `<source>: document <n>: ` (n counts every
  * document in the stream, from 1). An input without any object decodes to an empty list.
+ * `format` "json" parses strict JSON (one value); the default "yaml" reads a YAML stream.
  */
-export function decodePods(text: string, sourceName: string): DecodeResult<Pod[]> {
-  const { values, positions, errors } = parseStream(text, sourceName);
+export function decodePods(text: string, sourceName: string, format: InputFormat = "yaml"): DecodeResult<Pod[]> {
+  const { values, positions, errors } = parseStream(text, sourceName, format);
   if (errors.length > 0) return { ok: false, errors };
   const pods: Pod[] = [];
   const all: string[] = [];

@@ -47,6 +47,7 @@ test("probe extensions: invalid annotations are field errors on the annotation's
       ],
     },
     { name: "not YAML", annotations: { [KEY]: "{fastPeriodMs: [" }, want: [`${PATH}: Invalid value: "{fastPeriodMs: [": not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 17`] },
+    { name: "over 4096 bytes, not parsed", annotations: { [KEY]: `{${Array.from({ length: 1000 }, (_, i) => `k${i}: 1`).join(", ")}}` }, want: [`${PATH}: Too long: may not be more than 4096 bytes`] },
     { name: "not a map", annotations: { [KEY]: "250" }, want: [`${PATH}: Invalid value: "250": must be a map with fastPeriodMs and/or http`] },
     {
       name: "fastPeriodMs out of range, unknown field",

@@ -10,11 +10,17 @@
 //
 // The value is YAML (JSON is YAML). Errors are field errors on the annotation's path.
 import { parse as parseYaml } from "yaml";
-import { invalid, notSupported, required, type FieldError } from "./field-errors.js";
+import { invalid, notSupported, required, tooLong, type FieldError } from "./field-errors.js";
 import type { Container, Pod, Probe } from "./types.js";
 
 /** PROBE_EXTENSION_PREFIX starts every probe extension annotation key. */
 export const PROBE_EXTENSION_PREFIX = "probe.probelet.dev/";
+
+/**
+ * MAX_EXTENSION_BYTES bounds one extension annotation value before it is parsed, so the yaml
+ * package (whose cost grows faster than the text) only ever sees a small map (docs/security.md).
+ */
+export const MAX_EXTENSION_BYTES = 4096;
 
 /** MIN_FAST_PERIOD_MS bounds fastPeriodMs from below, so a typo cannot spin a worker. */
 export const MIN_FAST_PERIOD_MS = 100;
@@ -90,6 +96,7 @@ export function validatePodProbeExtensions(pod: Pod): FieldError[] {
 function parseExtensions(raw: string, probe: Probe, path: string): { value: ProbeExtensions; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const value: ProbeExtensions = {};
+  if (Buffer.byteLength(raw, "utf8") > MAX_EXTENSION_BYTES) return { value, errors: [tooLong(path, MAX_EXTENSION_BYTES)] };
   let doc: unknown;
   try {
     doc = parseYaml(raw);

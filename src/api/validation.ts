@@ -11,6 +11,7 @@ import {
 import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
+import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
@@ -268,7 +269,8 @@ function withShape(pod: Partial<Pod>): Pod {
 
 /**
  * validatePod checks a defaulted pod (§A.3 plus the pod rules a local runner needs): metadata
- * name (DNS-1123 subdomain) and namespace (DNS-1123 label), at least one container, container
+ * name (DNS-1123 subdomain), namespace (DNS-1123 label), labels and annotations
+ * (validation-object-meta.ts), at least one container, container
  * names (DNS-1123 labels, unique across containers and init containers), ports, env names,
  * probes and lifecycle hooks (with init-container placement rules), restart policies and
  * grace periods. It returns every error found; an empty list means valid.
@@ -282,6 +284,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   else errs.push(...isDNS1123Subdomain(name).map((m) => invalid("metadata.name", name, m)));
   if (namespace === "") errs.push(required("metadata.namespace"));
   else errs.push(...isDNS1123Label(namespace).map((m) => invalid("metadata.namespace", namespace, m)));
+  errs.push(...validateObjectMetaLabelsAndAnnotations(pod.metadata, "metadata"));
   const spec = pod.spec;
   const grace = spec.terminationGracePeriodSeconds;
   if (grace === undefined) errs.push(required("spec.terminationGracePeriodSeconds"));

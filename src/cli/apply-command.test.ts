@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
+import { NO_OBJECTS_MESSAGE } from "../api/bounded-parse.js";
 import type { Pod } from "../api/types.js";
 import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
@@ -152,7 +153,7 @@ test("apply refuses bad manifests before sending anything (exit 2 via InvalidInp
 
 test("apply: usage errors and a namespace that contradicts -n", async (t) => {
   const { server, file } = await setup(t);
-  const { ctx, err } = capture();
+  const { ctx } = capture();
   await assert.rejects(runApplyCommand([], ctx), new UsageError("must specify -f FILE"));
   await assert.rejects(runApplyCommand(["x.yaml"], ctx), new UsageError('unexpected argument "x.yaml": give manifests with -f FILE'));
   await assert.rejects(runApplyCommand(["-f", "/nonexistent/x.yaml"], ctx), new UsageError('the path "/nonexistent/x.yaml" does not exist'));
@@ -162,8 +163,7 @@ test("apply: usage errors and a namespace that contradicts -n", async (t) => {
     new UsageError(`the namespace from the provided object "data" does not match the namespace "prod". You must pass '--namespace=data' to perform this operation.`),
   );
   const empty = await file("empty.yaml", "---\n");
-  assert.equal(await runApplyCommand(["-f", empty, "--server", server.url], ctx), 1);
-  assert.equal(err(), "error: no objects passed to apply\n");
+  await assert.rejects(runApplyCommand(["-f", empty, "--server", server.url], ctx), new InvalidInputError(`error validating "${empty}"`, [NO_OBJECTS_MESSAGE]));
 });
 
 test("sameDesiredState compares the defaulted spec, labels and annotations, not status or key order", () => {

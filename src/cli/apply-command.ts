@@ -40,12 +40,8 @@ export async function runApplyCommand(argv: readonly string[], ctx: CommandConte
     ctx.stdout(APPLY_HELP);
     return 0;
   }
-  // Every manifest is read and decoded before anything is sent: bad input changes nothing.
+  // Every manifest is read and decoded before anything is sent: bad input (an empty file too) changes nothing.
   const manifests = await readManifests(manifestFiles(values.filename, positionals), () => ctx.readStdin());
-  if (manifests.length === 0) {
-    ctx.stderr("error: no objects passed to apply\n");
-    return 1;
-  }
   const explicitNamespace = values.namespace;
   for (const { pod } of manifests) {
     const own = pod.metadata.namespace;

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { isLoopbackHost } from "../server/auth.js";
 import { readTokenFile, readTokenFileIfPresent, tokenPath } from "../server/agent-token.js";
 import { servingCertPath } from "../server/serving-cert.js";
-import { readFileBounded } from "../util/read-bounded.js";
+import { readSmallFile } from "../util/read-bounded-file.js";
 
 /** Credentials are what a request to the agent carries: a bearer token and the CA for HTTPS. */
 export interface Credentials {
@@ -51,10 +51,10 @@ async function loadCredentials(flags: CredentialFlags, server: URL, env: NodeJS.
   if (token !== undefined) out.token = token;
   if (server.protocol === "https:") {
     const caFile = flags["certificate-authority"] ?? (env["PROBELET_CA_FILE"] || undefined);
-    if (caFile !== undefined) out.ca = await readFileBounded(caFile, MAX_CA_BYTES);
+    if (caFile !== undefined) out.ca = Buffer.from(await readSmallFile(caFile, MAX_CA_BYTES));
     else {
-      const own = await readFileBounded(servingCertPath(stateDir), MAX_CA_BYTES).catch(() => undefined);
-      if (own !== undefined) out.ca = own;
+      const own = await readSmallFile(servingCertPath(stateDir), MAX_CA_BYTES).catch(() => undefined);
+      if (own !== undefined) out.ca = Buffer.from(own);
     }
   }
   return out;

@@ -1,20 +1,34 @@
 // Reading -f arguments, shared by `run`, `apply`, `lint` and `probe`: a file, or standard input
-// for "-". An unreadable file is a usage error worded as kubectl words it.
-import { readFile } from "node:fs/promises";
+// for "-", never more than the API server's request limit (bounded-parse.ts). An unreadable
+// file is a usage error worded as kubectl words it; an oversized one is invalid input (exit 2).
+import { formatOfFile, MAX_INPUT_BYTES, NO_OBJECTS_MESSAGE, tooLargeMessage } from "../api/bounded-parse.js";
 import { decodePods } from "../api/decode.js";
 import type { Pod } from "../api/types.js";
+import { readFileBounded } from "../util/read-bounded-file.js";
 import { UsageError } from "./args.js";
 import { InvalidInputError } from "./probe-spec.js";
 
+function tooLarge(file: string): InvalidInputError {
+  return new InvalidInputError(`error reading "${file === "-" ? "STDIN" : file}"`, [tooLargeMessage(MAX_INPUT_BYTES)]);
+}
+
 /**
  * readInputFile reads the text of one -f argument ("-" is standard input, read with readStdin).
- * A missing file reads `the path "F" does not exist` (kubectl's FilenameParam error).
+ * A missing file reads `the path "F" does not exist` (kubectl's FilenameParam error); a file
+ * over MAX_INPUT_BYTES is an InvalidInputError naming it, and is never read past the limit.
  */
 export async function readInputFile(file: string, readStdin: () => Promise<string>): Promise<string> {
-  if (file === "-") return readStdin();
+  if (file === "-") {
+    const text = await readStdin();
+    if (text.length > MAX_INPUT_BYTES || Buffer.byteLength(text, "utf8") > MAX_INPUT_BYTES) throw tooLarge(file);
+    return text;
+  }
   try {
-    return await readFile(file, "utf8");
+    const read = await readFileBounded(file, MAX_INPUT_BYTES);
+    if (!read.ok) throw tooLarge(file);
+    return read.text;
   } catch (err) {
+    if (err instanceof InvalidInputError) throw err;
     const code = (err as { code?: unknown }).code;
     if (code === "ENOENT") throw new UsageError(`the path "${file}" does not exist`);
     if (code === "EISDIR") throw new UsageError(`the path "${file}" is a directory: give manifest files`);
@@ -38,14 +52,16 @@ export interface Manifest {
 
 /**
  * readManifests reads and strictly decodes every file before anything else happens, so bad input
- * changes nothing; a file that does not decode throws InvalidInputError (`error validating "F"`).
+ * changes nothing; a file that does not decode, or holds no object, throws InvalidInputError
+ * (`error validating "F"`). `.json` files are strict JSON; anything else is a YAML stream.
  */
 export async function readManifests(files: readonly string[], readStdin: () => Promise<string>): Promise<Manifest[]> {
   const manifests: Manifest[] = [];
   for (const file of files) {
     const source = file === "-" ? "STDIN" : file;
-    const decoded = decodePods(await readInputFile(file, readStdin), source);
+    const decoded = decodePods(await readInputFile(file, readStdin), source, formatOfFile(file));
     if (!decoded.ok) throw new InvalidInputError(`error validating "${source}"`, decoded.errors);
+    if (decoded.value.length === 0) throw new InvalidInputError(`error validating "${source}"`, [NO_OBJECTS_MESSAGE]);
     manifests.push(...decoded.value.map((pod) => ({ pod, source })));
   }
   return manifests;

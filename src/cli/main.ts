@@ -5,6 +5,7 @@
 import { readFile, realpath } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MAX_INPUT_BYTES } from "../api/bounded-parse.js";
 import { UsageError } from "./args.js";
 import { survivesUncaughtErrors } from "./process-errors.js";
 import type { CommandContext } from "./probe-command.js";
@@ -131,8 +132,15 @@ function processContext(controller: AbortController): CommandContext {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readStdin: async () => {
+      // Reading stops one chunk past the input limit: readInputFile then refuses the text, and an
+      // endless stdin (`cat /dev/zero | probelet lint -f -`) costs no more than that.
       const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      let size = 0;
+      for await (const chunk of process.stdin) {
+        chunks.push(chunk as Buffer);
+        size += (chunk as Buffer).length;
+        if (size > MAX_INPUT_BYTES) break;
+      }
       return Buffer.concat(chunks).toString("utf8");
     },
     signal: controller.signal,

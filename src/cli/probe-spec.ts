@@ -3,6 +3,7 @@
 // Defaulting comes before validation, as the API server does it (spec §A.2); invalid input becomes
 // an InvalidInputError listing field-path errors.
 import { randomBytes, randomUUID } from "node:crypto";
+import { formatOfFile } from "../api/bounded-parse.js";
 import { decodeProbe } from "../api/decode.js";
 import { defaultProbe } from "../api/defaults.js";
 import { formatFieldErrors } from "../api/field-errors.js";
@@ -42,9 +43,12 @@ export type ProbeSpecFlags = Pick<
 /** DEFAULT_POD_IP is the pod IP when neither --host nor a handler flag names one. */
 export const DEFAULT_POD_IP = "127.0.0.1";
 
-/** decodeProbeFile decodes a -f file's text (YAML or JSON core/v1 Probe) or throws InvalidInputError. */
+/**
+ * decodeProbeFile decodes a -f file's text (a core/v1 Probe; strict JSON for a `.json` file, YAML
+ * otherwise) or throws InvalidInputError.
+ */
 export function decodeProbeFile(text: string, source: string): Probe {
-  const decoded = decodeProbe(text, source);
+  const decoded = decodeProbe(text, source, { format: formatOfFile(source) });
   if (!decoded.ok) throw new InvalidInputError(`cannot decode ${source}:`, decoded.errors);
   return decoded.value;
 }

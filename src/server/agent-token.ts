@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, open, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { readFileBounded } from "../util/read-bounded.js";
+import { readSmallFile } from "../util/read-bounded-file.js";
 
 /** TOKEN_FILE is the token's file name in the state directory. */
 export const TOKEN_FILE = "agent-token";
@@ -49,7 +49,7 @@ export async function loadOrCreateAgentToken(stateDir: string): Promise<string> 
  * size; it rejects with an Error naming the file when it is empty, too large or unreadable.
  */
 export async function readTokenFile(path: string): Promise<string> {
-  const text = (await readFileBounded(path, MAX_TOKEN_FILE_BYTES)).toString("utf8").trim();
+  const text = (await readSmallFile(path, MAX_TOKEN_FILE_BYTES)).trim();
   if (!/^\S+$/.test(text)) throw new Error(`the token file ${path} must hold one token: no spaces, not empty`);
   return text;
 }

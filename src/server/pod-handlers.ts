@@ -57,13 +57,34 @@ export function getPod(ctx: RequestContext): void {
   sendJson(ctx.res, 200, asPod(ctx.api.getPod(ns, name)));
 }
 
+/** SERVER_SET_METADATA are the metadata fields the API server sets itself on create, ignoring the client's. */
+export const SERVER_SET_METADATA = ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion", "generation"] as const;
+
+// checkTypeMeta refuses a body that names another type, as the API server's create handler does
+// (apiserver pkg/endpoints/handlers/create.go: a decode into the wrong kind is "<kind> in version
+// <v> cannot be handled as a Pod", another group/version "the API version in the data …").
+// Absent or empty apiVersion and kind default to v1 Pod; non-strings are left to strict decoding.
+function checkTypeMeta(body: Record<string, unknown>): void {
+  const apiVersion = body["apiVersion"];
+  const kind = body["kind"];
+  if (typeof apiVersion === "string" && apiVersion !== "" && apiVersion !== "v1") {
+    throw new StatusError(badRequestStatus(`the API version in the data (${apiVersion}) does not match the expected API version (v1)`));
+  }
+  if (typeof kind === "string" && kind !== "" && kind !== "Pod") {
+    throw new StatusError(badRequestStatus(`${kind} in version "v1" cannot be handled as a Pod: the kind in the data (${kind}) does not match the expected kind (Pod)`));
+  }
+}
+
 /**
- * createPod serves POST /api/v1/namespaces/{ns}/pods. A body that names another namespace is
- * refused as the API server refuses it (400 BadRequest); an empty one takes the URL's.
+ * createPod serves POST /api/v1/namespaces/{ns}/pods. A body of another kind or API version, or
+ * that names another namespace, is refused as the API server refuses it (400 BadRequest); an
+ * empty namespace takes the URL's. Client-set uid, timestamps and resourceVersion are dropped:
+ * the server sets its own (apiserver rest.FillObjectMetaSystemFields / BeforeCreate).
  */
 export async function createPod(ctx: RequestContext): Promise<void> {
   const ns = ctx.params["ns"] ?? "";
   const body = decodeObjectBody(await readBody(ctx.req), ctx.req.headers["content-type"]);
+  checkTypeMeta(body);
   const metadata = body["metadata"];
   if (metadata !== null && typeof metadata === "object" && !Array.isArray(metadata)) {
     const meta = metadata as Record<string, unknown>;
@@ -72,6 +93,8 @@ export async function createPod(ctx: RequestContext): Promise<void> {
     if (bodyNamespace !== undefined && bodyNamespace !== "" && bodyNamespace !== ns) {
       throw new StatusError(badRequestStatus(NAMESPACE_MISMATCH));
     }
+    const serverSet: ReadonlySet<string> = new Set(SERVER_SET_METADATA);
+    body["metadata"] = Object.fromEntries(Object.entries(meta).filter(([field]) => !serverSet.has(field)));
   }
   sendJson(ctx.res, 201, asPod(ctx.api.createPod(body, ns)));
 }

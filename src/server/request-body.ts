@@ -1,12 +1,17 @@
 // Reading and decoding request bodies: a hard size limit (the API server answers 413 past its
-// limit) and JSON or YAML by Content-Type. Decoding only turns bytes into a plain object; the
-// agent's createPod does the strict, typed decoding and validation.
+// limit) and JSON or YAML by Content-Type, parsed within the input bounds of
+// src/api/bounded-parse.ts (depth, YAML tokens, aliases), so a hostile body is a quick 4xx.
+// Decoding only turns bytes into a plain object; the agent's createPod does the strict, typed
+// decoding and validation.
 import type { IncomingMessage } from "node:http";
-import { parseDocument } from "yaml";
+import { MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded } from "../api/bounded-parse.js";
 import { badRequestStatus, requestEntityTooLargeStatus, StatusError, unsupportedMediaTypeStatus } from "./status-object.js";
 
-/** MAX_BODY_BYTES is the largest request body accepted (1 MiB). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * MAX_BODY_BYTES is the largest request body accepted: 3 MiB, the kube-apiserver's default
+ * (apiserver options MaxRequestBodyBytes, 3 * 1024 * 1024).
+ */
+export const MAX_BODY_BYTES = MAX_INPUT_BYTES;
 
 /** ACCEPTED_MEDIA_TYPES are the body formats the server decodes. */
 export const ACCEPTED_MEDIA_TYPES = ["application/json", "application/yaml"] as const;
@@ -71,42 +76,25 @@ export function mediaType(contentType: string | undefined): string {
 
 /**
  * decodeObjectBody parses a JSON or YAML body into a plain object. A missing or other
- * Content-Type is a 415; syntax errors and non-object documents are a 400 BadRequest.
+ * Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors,
+ * nesting past the depth limit, an over-complex YAML stream, more than one YAML document and
+ * non-object documents are a 400 BadRequest.
  */
 export function decodeObjectBody(body: Buffer, contentType: string | undefined): Record<string, unknown> {
   const type = mediaType(contentType);
-  const text = body.toString("utf8");
-  let value: unknown;
-  if (type === "application/json") value = parseJson(text);
-  else if (type === "application/yaml") value = parseYaml(text);
-  else throw new StatusError(unsupportedMediaTypeStatus(ACCEPTED_MEDIA_TYPES));
+  if (type !== "application/json" && type !== "application/yaml") throw new StatusError(unsupportedMediaTypeStatus(ACCEPTED_MEDIA_TYPES));
+  if (body.length > MAX_BODY_BYTES) throw new StatusError(requestEntityTooLargeStatus(MAX_BODY_BYTES));
+  const format = type === "application/json" ? "json" : "yaml";
+  const parsed = parseBounded(body.toString("utf8"), format, "body");
+  if (!parsed.ok && parsed.reason === "TooLarge") throw new StatusError(requestEntityTooLargeStatus(MAX_YAML_INPUT_BYTES));
+  if (!parsed.ok) throw new StatusError(badRequestStatus(`invalid ${format === "json" ? "JSON" : "YAML"}: ${parsed.errors.join("; ")}`));
+  if (parsed.documents.length > 1) {
+    throw new StatusError(badRequestStatus(`the request body must be a single object, got ${parsed.documents.length} YAML documents`));
+  }
+  const value = parsed.documents[0]?.value ?? null;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     const got = value === null ? "null" : Array.isArray(value) ? "a list" : typeof value;
     throw new StatusError(badRequestStatus(`the request body must be a single object, got ${got}`));
   }
   return value as Record<string, unknown>;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    throw new StatusError(badRequestStatus(`invalid JSON: ${(err as Error).message}`));
-  }
-}
-
-function parseYaml(text: string): unknown {
-  // The yaml package's default alias limit (maxAliasCount 100) stops "billion laughs" documents.
-  const doc = parseDocument(text);
-  const first = doc.errors[0];
-  if (first !== undefined) {
-    // Keep the "… at line L, column C" summary; drop the multi-line code frame after it.
-    const summary = (first.message.split("\n")[0] ?? first.message).replace(/:$/, "");
-    throw new StatusError(badRequestStatus(`invalid YAML: ${summary}`));
-  }
-  try {
-    return doc.toJS() as unknown;
-  } catch (err) {
-    throw new StatusError(badRequestStatus(`invalid YAML: ${(err as Error).message}`));
-  }
 }

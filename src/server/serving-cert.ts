@@ -11,7 +11,7 @@ import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { isIP } from "node:net";
 import { systemClock, type Clock } from "../util/clock.js";
-import { readFileBounded } from "../util/read-bounded.js";
+import { readSmallFile } from "../util/read-bounded-file.js";
 
 /** ServingCert is a PEM certificate chain and its private key. */
 export interface ServingCert {
@@ -41,8 +41,8 @@ export function servingCertPath(stateDir: string): string {
  * --tls-private-key-file flags), checking that they parse; it rejects with an Error naming the file.
  */
 export async function loadServingCert(certFile: string, keyFile: string): Promise<ServingCert> {
-  const cert = await readFileBounded(certFile, MAX_PEM_BYTES);
-  const key = await readFileBounded(keyFile, MAX_PEM_BYTES);
+  const cert = Buffer.from(await readSmallFile(certFile, MAX_PEM_BYTES));
+  const key = Buffer.from(await readSmallFile(keyFile, MAX_PEM_BYTES));
   let fingerprint256: string;
   try {
     fingerprint256 = new X509Certificate(cert).fingerprint256;

@@ -1,0 +1,54 @@
+// The manifest directory with hostile files: an oversized or over-deep manifest is reported with
+// its file name and reason, and the pods already running from it are kept.
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { FakeClock } from "../../test/fakes/fake-clock.js";
+import type { Pod } from "../api/types.js";
+import { silentLogger } from "../util/logger.js";
+import type { AdmitResult } from "./agent.js";
+import { ManifestDirectory, type PodAdmitter, type SourceReport } from "./manifest-source.js";
+
+const POD = "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: app, image: busybox}]\n";
+
+class RecordingAdmitter implements PodAdmitter {
+  readonly admitted: string[] = [];
+  readonly removed: string[] = [];
+  admit(pod: Pod): AdmitResult {
+    this.admitted.push(pod.metadata.name ?? "");
+    return { ok: true, pod: { ...pod, metadata: { ...pod.metadata, uid: `uid-${pod.metadata.name ?? ""}` } } };
+  }
+  removeSource(source: string, keep?: ReadonlySet<string>): void {
+    this.removed.push(`${source} keep=${[...(keep ?? [])].join(",")}`);
+  }
+}
+
+test("bounded input: an oversized or too-deep manifest file is reported by name and its running pods are kept", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-manifests-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const admitter = new RecordingAdmitter();
+  const reports: SourceReport[] = [];
+  const manifests = new ManifestDirectory(dir, admitter, new FakeClock(), silentLogger, (r) => reports.push(r));
+  t.after(() => manifests.close());
+  const path = join(dir, "web.yaml");
+  await writeFile(path, POD);
+  await manifests.scan();
+  assert.deepEqual(admitter.admitted, ["web"]);
+  const removedBefore = admitter.removed.length;
+
+  await writeFile(path, `${POD}# ${"x".repeat(3 * 1024 * 1024)}\n`);
+  await manifests.scan();
+  await manifests.scan();
+  assert.deepEqual(reports.slice(1).map((r) => r.errors), [["web.yaml: too large: limit is 3145728 bytes"]], "reported once, not at every rescan");
+
+  await writeFile(path, `${"[".repeat(10_000)}${"]".repeat(10_000)}\n`);
+  await manifests.scan();
+  assert.deepEqual(reports.at(-1)?.errors, ["web.yaml:1: exceeded max depth of 100"]);
+  await writeFile(join(dir, "deep.json"), "[".repeat(10_000));
+  await manifests.scan();
+  assert.deepEqual(reports.at(-1)?.errors, ["deep.json:1:101: exceeded max depth of 100"]);
+  assert.equal(admitter.removed.length, removedBefore, "no pod was removed");
+  assert.deepEqual(admitter.admitted, ["web"]);
+});
