@@ -1,14 +1,21 @@
-// Agent: the node agent. It admits pods (manifests, API), reconciles each through its pod
-// worker, reacts to probe results as the kubelet's sync loop does (§G.1), and serves its state
-// through AgentApi. Runtime-agnostic: it talks to a Runtime only.
-import { randomUUID } from "node:crypto";
+// Agent: the node agent, shaped as the kubelet: the object store (the API server's part) owns
+// pod specs, the agent owns their status. It runs the pods of its sources (manifests, and the
+// store's pods bound to its node), reconciles each through its pod worker, reacts to probe
+// results as the kubelet's sync loop does (§G.1), writes pod status and events into the store,
+// and removes a deleted API pod from the store once it has terminated. Runtime-agnostic: it
+// talks to a Runtime only.
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
-import { decodeValue } from "../api/decode.js";
-import { defaultAndValidatePod } from "../api/validation.js";
-import { formatFieldErrorBody, formatFieldErrors, formatInvalidObject } from "../api/field-errors.js";
-import { podSchema } from "../api/schema.js";
+import { sameJson } from "../apiserver/resources/canonical-json.js";
+import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
+import { buildNode, NODES } from "../apiserver/resources/nodes.js";
+import { PODS } from "../apiserver/resources/pods.js";
+import { newApiStore } from "../apiserver/resources/registry.js";
+import { deleteObject } from "../apiserver/rest/object-deletes.js";
+import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
+import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
+import { StoreError } from "../apiserver/storage/store-errors.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
@@ -20,6 +27,8 @@ import { StatusManager } from "../status/status-manager.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "./agent-api.js";
+import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
+import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import { formatRuntimeErrors, RuntimeState, SYNC_LOOP_HEALTH_THRESHOLD_MS } from "./runtime-state.js";
@@ -27,7 +36,6 @@ import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
-import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
@@ -60,14 +68,16 @@ export interface AgentOptions {
   probeCloseMode?: CloseMode;
 }
 
-/** AdmitResult is the outcome of admitting one manifest pod. */
-export type AdmitResult = { ok: true; pod: Pod } | { ok: false; name: string; errors: string[] };
+export type { AdmitResult } from "./pod-admission.js";
 
 /** Agent runs pods on one runtime with the kubelet's lifecycle. */
 export class Agent implements AgentApi {
   readonly probeManager: ProbeManager;
   readonly statusManager: StatusManager;
   readonly events: EventStore;
+  /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
+  readonly store: ObjectStore;
+  readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history = new ProbeHistory();
@@ -77,8 +87,8 @@ export class Agent implements AgentApi {
   private readonly logger: Logger;
   private readonly runtime: Runtime;
   private readonly workers = new Map<string, PodWorker>();
-  private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
-  private readonly published = new Map<string, string>();
+  /** Stops the API pod source and the namespace controller. */
+  private readonly stopWatches: (() => void)[] = [];
   /** The last relist's container signature per sandbox. */
   private readonly relisted = new Map<string, string>();
   private readonly stop = new AbortController();
@@ -95,7 +105,7 @@ export class Agent implements AgentApi {
   private runtimeDownSince: number | undefined;
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
-  private readonly store: StateStore;
+  private readonly state: StateStore;
   /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
@@ -109,8 +119,10 @@ export class Agent implements AgentApi {
     this.runtime = options.runtime;
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
-    const nodeName = options.nodeName ?? hostname();
-    this.events = new EventStore(this.clock, nodeName);
+    const nodeName = (this.nodeName = options.nodeName ?? hostname());
+    this.store = newApiStore();
+    this.store.create(NODES.name, buildNode({ name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", containerRuntimeVersion: `${this.runtime.type}://`, now: rfc3339(this.clock.now()) }));
+    this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
     this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
     const runner = fullIdRunner(this.runtime);
@@ -142,9 +154,13 @@ export class Agent implements AgentApi {
       nodeName,
       agentId: this.agentId,
     });
-    this.store = new StateStore(options.stateDir, this.logger.child("state"));
+    this.state = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
+    this.stopWatches.push(
+      watchApiPods(this.store, nodeName, { add: (pod) => this.runApiPod(pod), update: (pod) => this.updateApiPod(pod), remove: (pod) => this.apiPodRemoved(pod) }),
+      startNamespaceController(this.store, this.clock),
+    );
   }
 
   /** wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write status then sync. */
@@ -168,9 +184,19 @@ export class Agent implements AgentApi {
     this.workers.get(uid)?.queueSync();
   }
 
-  /** start launches the periodic resync loop. Idempotent. */
+  /** start launches the periodic resync loop and reports the runtime's version on the Node object. Idempotent. */
   start(): void {
-    this.loop ??= this.resyncLoop();
+    if (this.loop !== undefined) return;
+    this.loop = this.resyncLoop();
+    void this.runtime.version().then(
+      ({ runtimeName, runtimeVersion }) => {
+        this.store.modify(NODES.name, undefined, this.nodeName, (node) => {
+          const status = (node as unknown as { status: { nodeInfo: Record<string, string> } }).status;
+          return { ...node, status: { ...status, nodeInfo: { ...status.nodeInfo, containerRuntimeVersion: `${runtimeName}://${runtimeVersion}` } } };
+        });
+      },
+      (err: unknown) => this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   /**
@@ -179,9 +205,9 @@ export class Agent implements AgentApi {
    * that were created through the API (which are admitted again). Call before adding manifests.
    */
   async restore(): Promise<void> {
-    this.saved = await this.store.loadStatuses();
-    for (const pod of await this.store.loadApiPods()) {
-      const result = this.admit(pod, "api", pod.metadata.uid);
+    this.saved = await this.state.loadStatuses();
+    for (const pod of await this.state.loadApiPods()) {
+      const result = createApiPod(this.store, pod, this.nodeName, { restore: true });
       if (!result.ok) this.logger.warn("Dropping a saved API pod that no longer validates", { pod: result.name, errors: result.errors });
     }
   }
@@ -198,7 +224,7 @@ export class Agent implements AgentApi {
       this.logger.info("Removing an orphaned pod sandbox", { pod: sandbox.name, podUID: uid, sandbox: sandbox.id });
       await this.runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
       await this.runtime.removePodSandbox(sandbox.id).catch(() => undefined);
-      void this.store.forgetPod(uid);
+      void this.state.forgetPod(uid);
     }
   }
 
@@ -299,23 +325,41 @@ export class Agent implements AgentApi {
   }
 
   /**
-   * admit validates a decoded pod and starts it. Manifest pods get a UID derived from their
-   * source and content; an existing pod of the same name from the same source is replaced
-   * when its content changed (static pod semantics).
+   * admit runs a pod from a source. An "api" pod is created in the store exactly as the API's
+   * create would, and starts at once. A manifest pod gets a
+   * UID derived from its source and content and a mirror pod in the store; an existing pod of the
+   * same name from the same source is replaced when its content changed (static pod semantics).
    */
   admit(input: Pod, source: string, uid?: string): AdmitResult {
-    const checked = defaultAndValidatePod(input);
-    const name = input.metadata?.name ?? "";
-    if (!checked.ok) return { ok: false, name, errors: formatFieldErrors(checked.errors) };
-    const pod = checked.pod;
-    pod.metadata.uid = uid ?? (source === "api" ? randomUUID() : podUidFor(pod, source));
-    pod.metadata.creationTimestamp ??= new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    const existing = this.findWorker(pod.metadata.namespace ?? "default", pod.metadata.name ?? "");
+    if (source === "api") {
+      // In process, the pod runs at once; the source's notification then finds it running.
+      const created = createApiPod(this.store, input, this.nodeName);
+      if (created.ok) this.runApiPod(created.pod);
+      return created;
+    }
+    const result = admitManifestPod(input, source, uid, this.clock.now());
+    if (!result.ok) return result;
+    const pod = result.pod;
+    const namespace = pod.metadata.namespace ?? "default";
+    const name = pod.metadata.name ?? "";
+    const existing = this.findWorker(namespace, name);
     if (existing) {
       if (existing.record.pod.metadata.uid === pod.metadata.uid) return { ok: true, pod: existing.record.pod };
       if (existing.record.source !== source) return { ok: false, name, errors: [`pods "${name}" already exists (from ${existing.record.source})`] };
       void this.deleteRecord(existing, undefined);
     }
+    const stored = this.store.get<Pod>(PODS.name, namespace, name);
+    if (stored !== undefined && !isMirrorPod(stored)) return { ok: false, name, errors: [`pods "${name}" already exists (from api)`] };
+    if (stored !== undefined) this.store.delete(PODS.name, namespace, name);
+    ensureNamespace(this.store, namespace);
+    this.store.create(PODS.name, mirrorPodFor(pod, this.nodeName), { keepUid: true });
+    this.startWorker(pod, source);
+    return { ok: true, pod };
+  }
+
+  /** startWorker begins running an admitted pod: its worker, its saved status if any, its first sync. */
+  private startWorker(pod: Pod, source: string): void {
+    const uid = pod.metadata.uid ?? "";
     const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
@@ -334,19 +378,54 @@ export class Agent implements AgentApi {
       retryDelay: () => this.clock.sleep(TERMINATE_RETRY_DELAY_MS),
       logger: this.logger,
     });
-    this.workers.set(pod.metadata.uid, worker);
-    const saved = this.saved.get(pod.metadata.uid);
-    this.metrics.podSeen(pod.metadata.uid, record.startTime, saved);
+    this.workers.set(uid, worker);
+    const saved = this.saved.get(uid);
+    this.metrics.podSeen(uid, record.startTime, saved);
     if (saved) {
       // The previous agent's view seeds the status manager, as the API server's copy seeds a
       // restarted kubelet: readiness and restart counts carry over for containers still running.
-      this.saved.delete(pod.metadata.uid);
+      this.saved.delete(uid);
       this.statusManager.setPodStatus(pod, saved);
     }
-    if (source === "api") void this.saveApiPods();
-    this.emitPod("ADDED", pod);
     worker.queueSync();
-    return { ok: true, pod };
+  }
+
+  /** runApiPod starts a pod the API pod source added (kubelet HandlePodAdditions). */
+  private runApiPod(stored: Pod): void {
+    const uid = stored.metadata.uid ?? "";
+    if (this.workers.has(uid)) return;
+    this.startWorker(specOf(stored), "api");
+    this.publishPod(uid);
+    if (stored.metadata.deletionTimestamp !== undefined) this.updateApiPod(stored);
+    void this.saveApiPods();
+  }
+
+  /**
+   * updateApiPod applies a change of a running API pod (kubelet HandlePodUpdates): a deletion
+   * started (or shortened) terminates it with the deletion's grace period; a spec change (a
+   * container image) is synced, and the sync restarts the containers whose spec hash changed.
+   */
+  private updateApiPod(stored: Pod): void {
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (worker === undefined) return;
+    const { deletionTimestamp, deletionGracePeriodSeconds } = stored.metadata;
+    if (deletionTimestamp !== undefined) {
+      void this.deleteRecord(worker, deletionGracePeriodSeconds ?? 0, deletionTimestamp);
+      return;
+    }
+    const next = specOf(stored);
+    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) return;
+    worker.record.pod = next;
+    this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
+    worker.queueSync();
+    void this.saveApiPods();
+  }
+
+  /** apiPodRemoved handles a pod deleted from the store at once (grace 0): it is killed without grace. */
+  private apiPodRemoved(stored: Pod): void {
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (worker !== undefined) void this.deleteRecord(worker, 0, stored.metadata.deletionTimestamp);
+    void this.saveApiPods();
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
@@ -363,15 +442,15 @@ export class Agent implements AgentApi {
     return undefined;
   }
 
-  /** deleteRecord starts graceful deletion (kubelet: deletionTimestamp + grace, then SyncTerminatingPod). */
-  private deleteRecord(worker: PodWorker, gracePeriodSeconds: number | undefined): Promise<void> {
+  /**
+   * deleteRecord starts graceful deletion (kubelet: deletionTimestamp + grace, then
+   * SyncTerminatingPod); an API pod's deletion time is the store's.
+   */
+  private deleteRecord(worker: PodWorker, gracePeriodSeconds: number | undefined, deletionTimestamp?: string): Promise<void> {
     const pod = worker.record.pod;
     const grace = gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     if (!worker.terminating) {
-      worker.record.pod = {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"), deletionGracePeriodSeconds: grace },
-      };
+      worker.record.pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: deletionTimestamp ?? rfc3339(this.clock.now()), deletionGracePeriodSeconds: grace } };
       this.publishPod(pod.metadata.uid ?? "");
     }
     return worker.terminate(grace);
@@ -388,20 +467,29 @@ export class Agent implements AgentApi {
     if (worker && !worker.finished && record.sandboxId) await this.runtime.stopPodSandbox(record.sandboxId).catch(() => undefined);
   }
 
+  /**
+   * forget drops a terminated pod. Unless the agent is shutting down, its final status goes to
+   * the store and the pod is deleted from it with grace 0 and a UID precondition, as the
+   * kubelet's status manager does once a deleted pod has terminated (status_manager.go
+   * syncPod / canBeDeleted); a manifest pod's mirror goes with it.
+   */
   private forget(record: PodRecord): void {
     const uid = record.pod.metadata.uid ?? "";
     this.workers.delete(uid);
-    this.published.delete(uid);
     if (!this.closing) {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
-      void this.store.forgetPod(uid);
+      void this.state.forgetPod(uid);
+      this.writeToStore(record, this.withStatus(record.pod).status);
+      try {
+        this.store.delete(PODS.name, record.pod.metadata.namespace, record.pod.metadata.name ?? "", { uid });
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+      }
       if (record.source === "api") void this.saveApiPods();
     }
-    const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
     this.history.forget(uid);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
-    this.emitPod("DELETED", gone);
   }
 
   private withStatus(pod: Pod): Pod {
@@ -409,99 +497,110 @@ export class Agent implements AgentApi {
     return { apiVersion: "v1", kind: "Pod", ...pod, status: status ? structuredClone(status) : { phase: "Pending" } };
   }
 
+  /** publishPod writes a pod's current status into the store (the status manager's syncPod) and its metrics. */
   private publishPod(uid: string): void {
     const worker = this.workers.get(uid);
     if (!worker) return;
     const pod = this.withStatus(worker.record.pod);
-    const text = JSON.stringify(pod);
-    if (this.published.get(uid) === text) return;
-    this.published.set(uid, text);
     if (pod.status) {
       this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
       this.metrics.observeStartup(uid, pod.status, this.clock.now());
       // An agent shutdown keeps the last running status for the next agent, not the final one its
       // own termination of the pods publishes (that would leave the restored pod terminal).
-      if (!this.closing) this.store.saveStatus(uid, pod.status);
+      if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    this.emitPod("MODIFIED", pod);
+    this.writeToStore(worker.record, pod.status);
   }
 
-  private emitPod(type: WatchEvent<Pod>["type"], pod: Pod): void {
-    for (const listener of this.podWatchers) listener({ type, object: type === "ADDED" ? this.withStatus(pod) : pod });
+  /**
+   * writeToStore puts a pod's status into its stored object (pods/status, UID precondition); a
+   * mirror pod also takes the manifest pod's deletion. A pod no longer in the store is left alone.
+   */
+  private writeToStore(record: PodRecord, status: Pod["status"]): void {
+    const { namespace, name = "", uid, deletionTimestamp, deletionGracePeriodSeconds } = record.pod.metadata;
+    const mirror = record.source !== "api";
+    try {
+      this.store.modify<Pod>(PODS.name, namespace, name, (current) => {
+        const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
+        if (!deletionChanged && sameJson(current.status, status)) return undefined;
+        const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
+        return { ...current, metadata, ...(status !== undefined ? { status } : {}) };
+      }, uid !== undefined ? { uid } : {});
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+    }
   }
 
+  /** saveApiPods records the store's API pods of this node (specs only) for the next agent. */
   private async saveApiPods(): Promise<void> {
-    const pods = [...this.workers.values()].filter((w) => w.record.source === "api" && !w.terminating).map((w) => w.record.pod);
-    await this.store.saveApiPods(pods).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
+    if (this.closing) return;
+    const pods = this.store
+      .list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === this.nodeName && !isMirrorPod(p) && p.metadata.deletionTimestamp === undefined })
+      .items.map(specOf);
+    await this.state.saveApiPods(pods).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
   }
 
-  // ---- AgentApi ----
+  // ---- in-process access (the CLI's live view, tests) and the node's functions ----
 
+  /** listPods returns the stored pods with status, optionally of one namespace. */
   listPods(namespace?: string): Pod[] {
-    return [...this.workers.values()]
-      .map((w) => w.record.pod)
-      .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
-      .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
-      .map((p) => this.withStatus(p));
+    return this.store.list<Pod>(PODS.name, namespace === undefined ? {} : { namespace }).items.map((p) => structuredClone(p));
   }
 
+  /** getPod returns one stored pod with status or throws ApiError NotFound. */
   getPod(namespace: string, name: string): Pod {
-    for (const w of this.workers.values()) {
-      const p = w.record.pod;
-      if (p.metadata.namespace === namespace && p.metadata.name === name) return this.withStatus(p);
-    }
-    throw new ApiError("NotFound", `pods "${name}" not found`);
+    const pod = this.store.get<Pod>(PODS.name, namespace, name);
+    if (pod === undefined) throw new ApiError("NotFound", `pods "${name}" not found`);
+    return structuredClone(pod);
   }
 
-  createPod(input: unknown, namespace?: string): Pod {
-    const errs: string[] = [];
-    const decoded = decodeValue(podSchema, input, "", errs) as Pod;
-    if (errs.length > 0) throw new ApiError("BadRequest", `Pod in version "v1" cannot be handled as a Pod: ${errs.join("; ")}`);
-    if (namespace !== undefined) decoded.metadata = { ...decoded.metadata, namespace: decoded.metadata?.namespace ?? namespace };
-    const name = decoded.metadata?.name ?? "";
-    const checked = defaultAndValidatePod(decoded);
-    if (!checked.ok) {
-      throw new ApiError(
-        "Invalid",
-        formatInvalidObject("Pod", name, checked.errors),
-        checked.errors.map((e) => ({ field: e.field, message: formatFieldErrorBody(e), reason: `FieldValue${e.type}` })),
-      );
-    }
-    if (this.findWorker(checked.pod.metadata.namespace ?? "default", name)) throw new ApiError("AlreadyExists", `pods "${name}" already exists`);
-    const admitted = this.admit(checked.pod, "api");
-    if (!admitted.ok) throw new ApiError("Invalid", admitted.errors.join("; "));
-    return this.withStatus(admitted.pod);
-  }
-
+  /**
+   * deletePod deletes a pod as DELETE …/pods/{name} does (graceful unless grace is 0) and
+   * returns it as it is now; a manifest pod is terminated directly. Throws ApiError NotFound.
+   */
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
-    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
-    if (!worker) throw new ApiError("NotFound", `pods "${name}" not found`);
-    void this.deleteRecord(worker, gracePeriodSeconds);
-    return this.withStatus(worker.record.pod);
+    const stored = this.getPod(namespace, name);
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (isMirrorPod(stored)) {
+      if (worker !== undefined) void this.deleteRecord(worker, gracePeriodSeconds);
+      return this.getPod(namespace, name);
+    }
+    const request = { preconditions: {}, dryRun: false, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) };
+    return structuredClone(deleteObject(this.store, PODS, namespace, name, request, this.clock.now()).object) as Pod;
   }
 
-  /** deletePodAndWait deletes a pod and resolves once it is gone (tests, CLI). */
+  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI). */
   async deletePodAndWait(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
-    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
-    if (worker) await this.deleteRecord(worker, gracePeriodSeconds);
+    const stored = this.store.get<Pod>(PODS.name, namespace, name);
+    if (stored === undefined) return;
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    this.deletePod(namespace, name, gracePeriodSeconds);
+    if (worker !== undefined) await this.deleteRecord(worker, gracePeriodSeconds);
   }
 
+  /** listEvents returns events, optionally of one namespace and/or one involved object name. */
   listEvents(namespace?: string, involvedName?: string): KubeEvent[] {
     return this.events.list(namespace, involvedName);
   }
 
+  /** watchPods calls back on every later change of a stored pod; returns an unsubscribe function. */
   watchPods(listener: (event: WatchEvent<Pod>) => void): () => void {
-    this.podWatchers.add(listener);
-    return () => this.podWatchers.delete(listener);
+    return this.watchStored<Pod>(PODS.name, listener);
   }
 
+  /** watchEvents calls back on every later new or updated event; returns an unsubscribe function. */
   watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void {
-    return this.events.watch(listener);
+    return this.watchStored<KubeEvent>("events", listener);
+  }
+
+  private watchStored<T extends Pod | KubeEvent>(resource: string, listener: (event: WatchEvent<T>) => void): () => void {
+    return this.store.watch<T>(resource, { fromResourceVersion: Number(this.store.resourceVersion) }, (e) => listener({ type: e.type, object: e.object }));
   }
 
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
-    const worker = this.workers.get(pod.metadata.uid ?? "")!;
+    const worker = this.workers.get(pod.metadata.uid ?? "");
+    if (worker === undefined) throw new ApiError("NotFound", `pods "${request.name}" not found`);
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
   }
 
@@ -544,11 +643,12 @@ export class Agent implements AgentApi {
   async close(gracePeriodSeconds?: number): Promise<void> {
     this.closing = true;
     this.stop.abort();
+    for (const stop of this.stopWatches) stop();
     await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
     await this.probeManager.close();
     await this.loop;
     await this.gcRun;
-    await this.store.idle();
+    await this.state.idle();
   }
 
   /**
@@ -558,17 +658,19 @@ export class Agent implements AgentApi {
   async detach(): Promise<void> {
     this.closing = true;
     this.stop.abort();
+    for (const stop of this.stopWatches) stop();
     await Promise.all([...this.workers.values()].map((w) => w.idle()));
     await this.probeManager.close();
     await this.loop;
     await this.gcRun;
-    await this.store.idle();
+    await this.state.idle();
   }
 
   /** destroy kills every pod at once (a second signal): no grace, no preStop. */
   async destroy(): Promise<void> {
     this.closing = true;
     this.stop.abort();
+    for (const stop of this.stopWatches) stop();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {
         if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
@@ -587,4 +689,15 @@ function fullIdRunner(runtime: Runtime): CommandRunner {
   return {
     runInContainer: (id, argv, options) => runtime.runInContainer(id.startsWith(prefix) ? id.slice(prefix.length) : id, argv, options),
   };
+}
+
+/** specOf is a stored pod as the agent keeps it: a mutable copy without status (the status manager holds that). */
+function specOf(stored: Pod): Pod {
+  const { status: _status, ...pod } = structuredClone(stored);
+  return pod;
+}
+
+/** ensureNamespace makes a manifest pod's namespace exist in the store, as a mirror pod needs it. */
+function ensureNamespace(store: ObjectStore, namespace: string): void {
+  if (store.get(NAMESPACES.name, undefined, namespace) === undefined) store.create(NAMESPACES.name, newNamespace(namespace));
 }

@@ -6,12 +6,14 @@ import { FakeClock } from "../../test/fakes/fake-clock.js";
 import type { KubeEvent, WatchEvent } from "./agent-api.js";
 import { AGGREGATE_INTERVAL_MS, COMBINED_PREFIX, SPAM_BURST } from "./event-correlator.js";
 import { EventStore } from "./kube-events.js";
+import { newApiStore } from "../apiserver/resources/registry.js";
 
 function store(): { clock: FakeClock; events: EventStore; seen: WatchEvent<KubeEvent>[] } {
   const clock = new FakeClock();
-  const events = new EventStore(clock, "node-1");
+  const objects = newApiStore();
+  const events = new EventStore(clock, "node-1", objects);
   const seen: WatchEvent<KubeEvent>[] = [];
-  events.watch((e) => seen.push(e));
+  objects.watch<KubeEvent>("events", {}, (e) => seen.push({ type: e.type, object: e.object }));
   return { clock, events, seen };
 }
 

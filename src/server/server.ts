@@ -10,7 +10,8 @@ import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { BearerAuthenticator, isLoopbackHost, parseListenAddress } from "./auth.js";
 import { sendStatus } from "./respond.js";
-import { matchRoute, type RequestContext } from "./routes.js";
+import type { RequestContext } from "./request-context.js";
+import { matchRoute } from "./routes.js";
 import { methodNotAllowedStatus, notFoundStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
 import { StreamTracker } from "./stream-tracker.js";
 
@@ -36,6 +37,8 @@ export interface StatusServerOptions {
   requestTimeoutMs?: number;
   /** Socket inactivity allowed while a non-streaming request is served (default 60 s). */
   idleTimeoutMs?: number;
+  /** How often a watch that allows bookmarks gets a BOOKMARK event (default 60 s, as the API server). */
+  bookmarkIntervalMs?: number;
   /** How long close() waits for ended streams to flush before cutting sockets (default 1 s). */
   closeGraceMs?: number;
 }
@@ -92,7 +95,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     if (match === undefined) return sendStatus(res, notFoundStatus());
     const handler = match.route.methods[req.method ?? ""];
     if (handler === undefined) return sendStatus(res, methodNotAllowedStatus(), { Allow: Object.keys(match.route.methods).join(", ") });
-    const ctx: RequestContext = { req, res, params: match.params, query, api, streams, logger, subject: {} };
+    const ctx: RequestContext = { req, res, params: match.params, query, api, streams, logger, clock, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000, subject: {} };
     try {
       await handler(ctx);
     } catch (err) {
