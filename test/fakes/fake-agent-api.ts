@@ -5,6 +5,7 @@
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import type { Pod } from "../../src/api/types.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
+import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
 import { systemClock, type Clock } from "../../src/util/clock.js";
@@ -48,9 +49,12 @@ export class FakeAgentApi implements AgentApi {
   private readonly probes = new Map<string, ProbeHistoryEntry[]>();
   private readonly followers = new Set<Follower>();
   private readonly watchers = { pods: 0, events: 0 };
+  /** The store's own watches (namespace controller, the fake's bookkeeping), left out of watcherCount. */
+  private readonly baseline: { pods: number; events: number };
   private addingDirectly = false;
 
   constructor() {
+    startNamespaceController(this.store, systemClock);
     this.store.watch<Pod>("pods", {}, (e) => {
       const { namespace = "", name = "", deletionTimestamp, deletionGracePeriodSeconds } = e.object.metadata;
       if (e.type === "ADDED" && !this.addingDirectly) this.calls.createPod.push({ input: e.object, namespace });
@@ -58,11 +62,12 @@ export class FakeAgentApi implements AgentApi {
       if (e.type === "MODIFIED" && deletionChanged) this.calls.deletePod.push({ namespace, name, gracePeriodSeconds: deletionGracePeriodSeconds });
       if (e.type === "DELETED" && e.previous?.metadata.deletionTimestamp === undefined && !this.addingDirectly) this.calls.deletePod.push({ namespace, name, gracePeriodSeconds: 0 });
     });
+    this.baseline = { pods: this.store.watcherCount("pods"), events: this.store.watcherCount("events") };
   }
 
-  /** watcherCount is the number of open pod and event watches (the fake's own bookkeeping watch excluded). */
+  /** watcherCount is the number of open pod and event watches of clients (the store's own excluded). */
   watcherCount(): { pods: number; events: number } {
-    return { pods: this.store.watcherCount("pods") - 1 - this.watchers.pods, events: this.store.watcherCount("events") - this.watchers.events };
+    return { pods: this.store.watcherCount("pods") - this.baseline.pods - this.watchers.pods, events: this.store.watcherCount("events") - this.baseline.events - this.watchers.events };
   }
 
   /** addPod stores a pod as-is, bound to the fake node (namespace defaults to "default"), and returns it. */
