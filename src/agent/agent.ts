@@ -332,7 +332,9 @@ export class Agent implements AgentApi {
    */
   admit(input: Pod, source: string, uid?: string): AdmitResult {
     if (source === "api") {
-      // In process, the pod runs at once; the source's notification then finds it running.
+      // In process (tests, embedders) the pod's namespace is made if missing, as for a manifest
+      // pod, and the pod runs at once; the source's notification then finds it running.
+      ensureNamespace(this.store, input.metadata?.namespace ?? "default");
       const created = createApiPod(this.store, input, this.nodeName);
       if (created.ok) this.runApiPod(created.pod);
       return created;
