@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { Agent } from "../agent/agent.js";
 import { applyManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
+import { defaultSupervisorPath, supervisorAvailable } from "../runtime/process/supervised-process.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { startStatusServer } from "../server/server.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
@@ -37,7 +38,7 @@ Flags:
       --runtime NAME     process (default): each container is a local process group;
                          cri: real containers through containerd's CRI (images must be present)
       --cri-socket PATH  the CRI socket (default $PROBELET_CRI_SOCKET, else /run/containerd/containerd.sock)
-      --leave-running    on exit, leave containers running for the next agent to adopt (cri only)
+      --leave-running    on exit, leave containers running for the next agent to adopt
       --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one)
       --token TOKEN      require "Authorization: Bearer TOKEN" (needed for a non-loopback --listen)
       --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet)
@@ -56,7 +57,9 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   if (files.length === 0 && values.manifests === undefined) throw new UsageError("nothing to run: give -f FILE or --manifests DIR");
   const runtimeName = values.runtime ?? "process";
   if (runtimeName !== "process" && runtimeName !== "cri") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process", "cri"`);
-  if (values["leave-running"] && runtimeName !== "cri") throw new UsageError("--leave-running needs --runtime cri: process containers cannot outlive the agent");
+  if (values["leave-running"] && runtimeName === "process" && !(await supervisorAvailable())) {
+    throw new UsageError(`--leave-running needs the process supervisor helper (${defaultSupervisorPath()}, built by npm run build with a C compiler): without it process containers cannot outlive the agent`);
+  }
   const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
   await mkdir(stateDir, { recursive: true });
   const level = parseLevel(values["log-level"] ?? "warn");

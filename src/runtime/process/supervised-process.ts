@@ -31,8 +31,16 @@ export const ADOPTED_POLL_MS = 1000;
 const SUPERVISOR_REPLY_TIMEOUT_MS = 10_000;
 const MAX_REPLY_BYTES = 256;
 
-/** defaultSupervisorPath is build/probelet-supervisor in the package (this file runs from dist/src/runtime/process/). */
-export function defaultSupervisorPath(): string {
+/** SUPERVISOR_PATH_ENV names the environment variable that overrides where the supervisor helper is. */
+export const SUPERVISOR_PATH_ENV = "PROBELET_SUPERVISOR";
+
+/**
+ * defaultSupervisorPath is $PROBELET_SUPERVISOR when set, else build/probelet-supervisor in the
+ * package (this file runs from dist/src/runtime/process/).
+ */
+export function defaultSupervisorPath(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env[SUPERVISOR_PATH_ENV];
+  if (configured) return configured;
   return fileURLToPath(new URL("../../../../build/probelet-supervisor", import.meta.url));
 }
 
