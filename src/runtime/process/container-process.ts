@@ -67,7 +67,7 @@ export interface ContainerExecContext {
 
 /** ContainerProcess is one container record and, once started, its process group. */
 export class ContainerProcess {
-  /** Current state; changed only by transition(). */
+  /** Current state; changed only by transition(), and by restore() when a container is adopted. */
   private lifecycle: LifecycleState = "created";
   /** Times in ms since the epoch; 0 until they happen. */
   private startedAt = 0;

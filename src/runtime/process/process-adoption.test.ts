@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { ProcessRuntime } from "./process-runtime.js";
-import { supervisorAvailable } from "./supervised-process.js";
+import { defaultSupervisorPath, supervisorAvailable } from "./supervised-process.js";
 import { parseCriLogLine } from "../log-format.js";
 import type { ContainerRecord } from "./runtime-records.js";
 import { groupMembers, isAlive, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
@@ -175,8 +175,23 @@ test("a supervisor that cannot exec the command reports runc's error and leaves 
   assert.equal(info.exitCode, 128);
 });
 
+test("the container inherits only stdin, stdout and stderr from its supervisor, and SIGTERM sent to the supervisor reaches the container's group", { skip }, async () => {
+  const stateDir = join(dir, "fds-and-term");
+  const runtime = open(stateDir);
+  const c = await startIn(runtime, stateDir, "fds", "sleep 300 & wait");
+  const fds = await waitFor("the container's descriptors", () => readdir(`/proc/${c.pid}/fd`).catch(() => undefined));
+  assert.deepEqual(fds.sort(), ["0", "1", "2"]);
+  const record = JSON.parse(await readFile(join(stateDir, "process-runtime", "containers", `${c.id}.json`), "utf8")) as ContainerRecord;
+  const supervisorPid = record.supervisor?.pid ?? 0;
+  assert.ok(supervisorPid > 0 && isAlive(supervisorPid));
+  process.kill(supervisorPid, "SIGTERM");
+  const info = await waitForContainerState(runtime, c.id, "exited");
+  assert.equal(info.exitCode, 143, "the shell died of the forwarded SIGTERM");
+  await waitFor("the supervisor to exit", () => !isAlive(supervisorPid));
+  assert.deepEqual(groupMembers(c.pid), [], "the rest of the group went with its leader");
+});
+
 test("the supervisor refuses a spec of another protocol and says so", { skip }, async () => {
-  const { defaultSupervisorPath } = await import("./supervised-process.js");
   const child = spawn(defaultSupervisorPath(), [], { stdio: ["pipe", "pipe", "ignore"] });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
