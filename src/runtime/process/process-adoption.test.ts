@@ -147,6 +147,10 @@ test("a recorded PID that now names another process is never adopted nor signall
   assert.deepEqual(groupMembers(c.pid), [c.pid]);
 });
 
+test("a directory where the supervisor should be does not count as the supervisor", async () => {
+  assert.equal(await supervisorAvailable(dir), false);
+});
+
 test("without the supervisor binary the runtime falls back to pipes: containers stop with it and nothing is recorded for adoption", async () => {
   const stateDir = join(dir, "fallback");
   const runtime = open(stateDir, join(dir, "no-such-supervisor"));

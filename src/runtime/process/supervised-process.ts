@@ -4,7 +4,7 @@
 // checked against the start time recorded at start, so a recycled PID is never taken for ours.
 import { spawn } from "node:child_process";
 import { constants as fsConstants, watch, type FSWatcher } from "node:fs";
-import { access, readFile, rm } from "node:fs/promises";
+import { access, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errnoText } from "../../probe/host-command.js";
@@ -44,12 +44,15 @@ export function defaultSupervisorPath(env: NodeJS.ProcessEnv = process.env): str
   return fileURLToPath(new URL("../../../../build/probelet-supervisor", import.meta.url));
 }
 
-/** supervisorAvailable tells whether the supervisor helper exists and is executable. */
+/** supervisorAvailable tells whether the supervisor helper is an executable regular file. */
 export async function supervisorAvailable(path: string = defaultSupervisorPath()): Promise<boolean> {
-  return access(path, fsConstants.X_OK).then(
-    () => true,
-    () => false,
-  );
+  try {
+    if (!(await stat(path)).isFile()) return false;
+    await access(path, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** ProcessIdentity names a process beyond its PID: its start time in clock ticks since boot. */
