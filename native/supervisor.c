@@ -122,23 +122,42 @@ static void emit(const stream_t *s, char tag, const unsigned char *content, size
   put("\n", 1);
 }
 
-/* feed appends one byte to the stream's line; a line ends at "\n" (a "\r" before it is dropped)
- * and every max_line bytes beyond which it is known to go on become a P entry. */
-static void feed(stream_t *s, unsigned char c) {
-  if (c == '\n') {
+static size_t effective_len(const stream_t *s) {
+  return s->plen - (s->plen > 0 && s->pending[s->plen - 1] == '\r' ? 1 : 0);
+}
+
+/* hold appends part of a line (no "\n" in it); every max_line bytes beyond which the line is
+ * known to go on become a P entry. A trailing "\r" does not count yet: it is dropped if "\n"
+ * comes next. Between calls effective_len <= max_line, so plen <= max_line + 1. */
+static void hold(stream_t *s, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    size_t room = max_line + 2 - s->plen;
+    size_t k = n < room ? n : room;
+    memcpy(s->pending + s->plen, p, k);
+    s->plen += k;
+    p += k;
+    n -= k;
+    while (effective_len(s) > max_line) {
+      emit(s, 'P', s->pending, max_line);
+      memmove(s->pending, s->pending + max_line, s->plen - max_line);
+      s->plen -= max_line;
+    }
+  }
+}
+
+/* feed cuts one chunk into entries: a line ends at "\n" (a "\r" before it is dropped). */
+static void feed(stream_t *s, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    const unsigned char *nl = memchr(p, '\n', n);
+    size_t part = nl ? (size_t)(nl - p) : n;
+    hold(s, p, part);
+    if (!nl) return;
     size_t len = s->plen;
     if (len > 0 && s->pending[len - 1] == '\r') len--;
     emit(s, 'F', s->pending, len);
     s->plen = 0;
-    return;
-  }
-  s->pending[s->plen++] = c;
-  for (;;) {
-    size_t effective = s->plen - (s->pending[s->plen - 1] == '\r' ? 1 : 0);
-    if (effective <= max_line) return;
-    emit(s, 'P', s->pending, max_line);
-    memmove(s->pending, s->pending + max_line, s->plen - max_line);
-    s->plen -= max_line;
+    p += part + 1;
+    n -= part + 1;
   }
 }
 
@@ -168,7 +187,7 @@ static void pump(stream_t *s) {
     return;
   }
   set_stamp();
-  for (ssize_t i = 0; i < n; i++) feed(s, chunk[i]);
+  feed(s, chunk, (size_t)n);
   flush_out();
 }
 
