@@ -124,7 +124,7 @@ test(
     t.after(async () => {
       await agents.stopAll();
       for (const pid of [...(await pidsRunning(serverArgv)), ...(await pidsRunning(workerArgv))]) process.kill(pid, "SIGKILL");
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 10 }); // supervisors may still be recording exits
     });
 
     const first = agents.start();
@@ -199,7 +199,7 @@ test("probelet run without the supervisor helper: the next agent reaps what a ki
   t.after(async () => {
     await agents.stopAll();
     for (const pid of await pidsRunning(argv)) process.kill(pid, "SIGKILL");
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 }); // supervisors may still be recording exits
   });
 
   const first = agents.start();
@@ -239,7 +239,7 @@ test("probelet run --leave-running on the process runtime: a stopped agent leave
   t.after(async () => {
     await agents.stopAll();
     for (const pid of await pidsRunning(argv)) process.kill(pid, "SIGKILL");
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 }); // supervisors may still be recording exits
   });
   const leaving = spawn(process.execPath, [cli, "run", "-f", manifest, "--listen", `127.0.0.1:${new URL(api).port}`, "--state-dir", stateDir, "-q", "--leave-running"], { stdio: "ignore" });
   agents.children.push(leaving);

@@ -8,7 +8,7 @@ import { ProcessRuntime } from "./process-runtime.js";
 import { defaultSupervisorPath, supervisorAvailable } from "./supervised-process.js";
 import { parseCriLogLine } from "../log-format.js";
 import type { ContainerRecord } from "./runtime-records.js";
-import { groupMembers, isAlive, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
+import { groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-adopt-"));
 const runtimes: ProcessRuntime[] = [];
@@ -26,6 +26,8 @@ after(async () => {
     }
   }
   await waitFor("every container to be gone", () => pids.every((p) => !isAlive(p)));
+  // Their supervisors (children of this process) record the exits, then end.
+  await waitFor("every supervisor to be gone", () => liveChildren().length === 0);
   await rm(dir, { recursive: true, force: true });
 });
 
