@@ -27,8 +27,9 @@ import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
 import { validateContainerConfig } from "./validate-config.js";
 import { GroupRecords } from "./group-records.js";
-import { RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
-import { adoptSupervisedProcess, defaultSupervisorPath, startSupervisedProcess, supervisorAvailable, UNKNOWN_EXIT_CODE, UNKNOWN_EXIT_REASON, type SupervisedProcess } from "./supervised-process.js";
+import { containerRecord, RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
+import { restoreContainer } from "./container-adoption.js";
+import { defaultSupervisorPath, startSupervisedProcess, supervisorAvailable, type SupervisedProcess } from "./supervised-process.js";
 
 /** PROCESS_RUNTIME_NAME is what version() reports as runtimeName. */
 export const PROCESS_RUNTIME_NAME = "probelet-process";
@@ -362,19 +363,7 @@ export class ProcessRuntime implements Runtime {
 
   private async saveContainer(container: ContainerProcess, identities?: Pick<ContainerRecord, "leader" | "supervisor">): Promise<void> {
     if (!this.supervised) return;
-    await this.records?.saveContainer({
-      version: RECORD_VERSION,
-      id: container.id,
-      sandboxId: container.sandboxId,
-      name: this.containerNames.get(container.id) ?? "",
-      config: container.config,
-      logPath: container.logPath,
-      execContext: container.execContext,
-      createdAt: container.createdAt,
-      snapshot: container.snapshot(),
-      ...(identities?.leader ? { leader: identities.leader } : {}),
-      ...(identities?.supervisor ? { supervisor: identities.supervisor } : {}),
-    });
+    await this.records?.saveContainer(containerRecord(container, this.containerNames.get(container.id) ?? "", identities));
   }
 
   /**
@@ -401,26 +390,13 @@ export class ProcessRuntime implements Runtime {
 
   /** adopt restores one recorded container, following it if it still runs. */
   private async adopt(record: ContainerRecord): Promise<void> {
-    const container = new ContainerProcess(record.id, record.sandboxId, record.config, record.logPath, record.execContext, record.createdAt, this.clock, this.logger);
+    const options = { exitPath: this.records!.exitPath(record.id), clock: this.clock, stop: this.closed.signal, logger: this.logger };
+    const { container, changed } = await restoreContainer(record, options);
     this.containers.set(record.id, container);
     this.containerNames.set(record.id, record.name);
     if (record.name !== "") this.names.set(record.name, record.id);
-    const snapshot = record.snapshot;
-    if (snapshot.state !== "running") {
-      container.restore(snapshot, undefined);
-      return;
-    }
-    const found =
-      record.leader && record.supervisor
-        ? await adoptSupervisedProcess(record.leader, record.supervisor, this.records!.exitPath(record.id), this.clock, this.closed.signal, this.logger)
-        : { exitCode: UNKNOWN_EXIT_CODE, reason: UNKNOWN_EXIT_REASON, finishedAt: this.clock.now() };
-    if ("exitCode" in found) {
-      container.restore({ ...snapshot, state: "exited", exitCode: found.exitCode, reason: found.reason, finishedAt: found.finishedAt }, undefined);
-      await this.saveContainer(container, record);
-      return;
-    }
-    container.restore(snapshot, found);
-    this.saveOnExit(container, record);
+    if (changed) await this.saveContainer(container, record);
+    else if (container.state === "running") this.saveOnExit(container, record);
   }
 
   private async forceStop(container: ContainerProcess): Promise<void> {

@@ -11,7 +11,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { join } from "node:path";
 import type { Logger } from "../../util/logger.js";
 import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
-import type { ContainerExecContext, ContainerSnapshot } from "./container-process.js";
+import type { ContainerExecContext, ContainerProcess, ContainerSnapshot } from "./container-process.js";
 import type { ProcessIdentity } from "./supervised-process.js";
 
 /** RECORD_VERSION is written into every record; records of another version are ignored. */
@@ -44,6 +44,23 @@ export interface ContainerRecord {
   /** The group leader and its supervisor, once started under the supervisor. */
   leader?: ProcessIdentity;
   supervisor?: ProcessIdentity;
+}
+
+/** containerRecord captures a container as it is now, with its process identities once started. */
+export function containerRecord(container: ContainerProcess, name: string, identities?: Pick<ContainerRecord, "leader" | "supervisor">): ContainerRecord {
+  return {
+    version: RECORD_VERSION,
+    id: container.id,
+    sandboxId: container.sandboxId,
+    name,
+    config: container.config,
+    logPath: container.logPath,
+    execContext: container.execContext,
+    createdAt: container.createdAt,
+    snapshot: container.snapshot(),
+    ...(identities?.leader ? { leader: identities.leader } : {}),
+    ...(identities?.supervisor ? { supervisor: identities.supervisor } : {}),
+  };
 }
 
 /** LoadedRecords are every readable record of a state directory. */
