@@ -149,6 +149,27 @@ test("a recorded PID that now names another process is never adopted nor signall
   assert.deepEqual(groupMembers(c.pid), [c.pid]);
 });
 
+test("a container whose start the killed agent did not see end (record still 'created') is adopted running from its supervisor", { skip }, async () => {
+  const stateDir = join(dir, "mid-start");
+  const first = open(stateDir);
+  const c = await startIn(first, stateDir, "midstart", "exec sleep 300");
+  await first.close();
+  // What the record holds when the agent dies between starting the supervisor and its answer.
+  const recordPath = join(stateDir, "process-runtime", "containers", `${c.id}.json`);
+  const record = JSON.parse(await readFile(recordPath, "utf8")) as ContainerRecord;
+  delete record.leader;
+  record.snapshot = { state: "created", startedAt: 0, finishedAt: 0, exitCode: 0, reason: "", message: "" };
+  await writeFile(recordPath, JSON.stringify(record));
+
+  const second = open(stateDir);
+  const info = await second.containerStatus(c.id);
+  assert.equal(info.state, "running");
+  assert.equal(second.pidOf(c.id), c.pid);
+  await second.stopContainer(c.id, 0);
+  assert.equal((await second.containerStatus(c.id)).exitCode, 137);
+  assert.ok(!isAlive(c.pid));
+});
+
 test("a directory where the supervisor should be does not count as the supervisor", async () => {
   assert.equal(await supervisorAvailable(dir), false);
 });

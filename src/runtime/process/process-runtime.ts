@@ -338,6 +338,7 @@ export class ProcessRuntime implements Runtime {
         maxLineSize: MAX_CONTAINER_LOG_LINE_SIZE,
         clock: this.clock,
         stop: this.closed.signal,
+        onSpawn: (supervisor) => this.saveContainer(container, { supervisor }),
         logger: this.logger,
       });
       return started;
@@ -391,12 +392,12 @@ export class ProcessRuntime implements Runtime {
   /** adopt restores one recorded container, following it if it still runs. */
   private async adopt(record: ContainerRecord): Promise<void> {
     const options = { exitPath: this.records!.exitPath(record.id), clock: this.clock, stop: this.closed.signal, logger: this.logger };
-    const { container, changed } = await restoreContainer(record, options);
+    const { container, changed, identities } = await restoreContainer(record, options);
     this.containers.set(record.id, container);
     this.containerNames.set(record.id, record.name);
     if (record.name !== "") this.names.set(record.name, record.id);
-    if (changed) await this.saveContainer(container, record);
-    else if (container.state === "running") this.saveOnExit(container, record);
+    if (changed) await this.saveContainer(container, identities);
+    if (container.state === "running") this.saveOnExit(container, identities);
   }
 
   private async forceStop(container: ContainerProcess): Promise<void> {

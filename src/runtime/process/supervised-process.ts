@@ -4,7 +4,7 @@
 // checked against the start time recorded at start, so a recycled PID is never taken for ours.
 import { spawn } from "node:child_process";
 import { constants as fsConstants, watch, type FSWatcher } from "node:fs";
-import { access, readFile, rm, stat } from "node:fs/promises";
+import { access, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errnoText } from "../../probe/host-command.js";
@@ -81,6 +81,12 @@ export interface SupervisedProcessOptions {
   clock: Clock;
   /** Aborted when the runtime closes: from then on the supervisor no longer keeps Node alive. */
   stop: AbortSignal;
+  /**
+   * Called with the supervisor's identity once it runs and before it gets the spec (so before the
+   * container exists): recording it closes the window in which a killed agent would leave a
+   * container nobody knows.
+   */
+  onSpawn?: (supervisor: ProcessIdentity) => Promise<void>;
   logger: Logger;
 }
 
@@ -114,6 +120,8 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
   await rm(options.statePath, { force: true });
   const child = spawn(options.binary, [], { stdio: ["pipe", "pipe", "ignore"], detached: true });
   const childExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const supervisor = identify(child.pid ?? 0);
+  if (child.pid !== undefined) await options.onSpawn?.(supervisor);
   const answered = new AbortController();
   const replyText = await new Promise<string>((resolve) => {
     let text = "";
@@ -142,7 +150,6 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
   switch (reply.kind) {
     case "started": {
       const leader = identify(reply.pid);
-      const supervisor = identify(child.pid ?? 0);
       const exited = childExited.then(() => readExit(options.statePath, () => options.clock.now(), options.logger));
       return { pid: reply.pid, exited, leader, supervisor, isOurs: () => isSameProcess(leader) };
     }
@@ -205,6 +212,17 @@ export async function adoptSupervisedProcess(
     })();
   });
   return { pid: leader.pid, exited, isOurs: () => isSameProcess(leader) };
+}
+
+/** childOf finds the live child of `parent` (a supervisor's container), if it has one. */
+export async function childOf(parent: ProcessIdentity): Promise<ProcessIdentity | undefined> {
+  if (!stillRuns(parent)) return undefined;
+  for (const name of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readProcStatSync(`/proc/${name}/stat`);
+    if (stat?.num(4) === parent.pid && stat.text(3) !== "Z") return identify(Number(name));
+  }
+  return undefined;
 }
 
 /** readExit reads the exit a finished supervisor recorded; a missing record is an unknown exit. */
