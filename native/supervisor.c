@@ -15,7 +15,9 @@
  *            state file path, working dir, executable path, max line size (decimal),
  *            argc (decimal), argv..., envc (decimal), "K=V" env entries...; at most MAX_SPEC bytes
  *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
- *            or "invalid <what>\n" (bad spec)
+ *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
+ * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
+ * max line size + 2 bytes of an unfinished line per stream.
  *   state  = "code=<exit code>\n" or "signal=<signal number>\n", then "finished_at_ns=<unix ns>\n"
  * The agent stops a container by signalling its process group itself; SIGTERM or SIGINT sent to
  * the supervisor is forwarded to the group.
