@@ -20,6 +20,8 @@ export interface TypeSchema {
   readonly listType?: "atomic" | "set" | "map";
   /** Server-side apply keys of an associative list (`+listMapKey`). */
   readonly listMapKeys?: readonly string[];
+  /** Defaults of key fields the API server fills in (ports' protocol is TCP), so keys match. */
+  readonly listMapKeyDefaults?: Readonly<Record<string, string>>;
   /** The value is replaced as a whole by server-side apply (`+structType=atomic`, `+mapType=atomic`). */
   readonly atomic?: true;
 }
@@ -50,6 +52,11 @@ function keyedList(key: string, items: TypeSchema, listMapKeys: readonly string[
   return { patchStrategy: retainKeys ? "merge,retainKeys" : "merge", patchMergeKey: key, listType: "map", listMapKeys, items };
 }
 
+const containerPorts: TypeSchema = {
+  ...keyedList("containerPort", struct({}), ["containerPort", "protocol"]),
+  listMapKeyDefaults: { protocol: "TCP" },
+};
+
 /** A list of scalars merged as a set (e.g. metadata.finalizers). */
 const mergedSet: TypeSchema = { patchStrategy: "merge", listType: "set" };
 
@@ -72,7 +79,7 @@ const probe = struct({
 const container = struct({
   command: atomicList,
   args: atomicList,
-  ports: keyedList("containerPort", struct({}), ["containerPort", "protocol"]),
+  ports: containerPorts,
   envFrom: atomicList,
   env: keyedList("name", struct({ valueFrom: struct({}) })),
   resources: struct({ limits: stringMap, requests: stringMap, claims: { listType: "map", listMapKeys: ["name"] } }),
