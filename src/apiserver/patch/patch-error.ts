@@ -2,13 +2,14 @@
 // answers with (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go) and its message.
 
 /** HTTP status codes the API server uses for patch failures. */
-export type PatchErrorCode = 400 | 409 | 413 | 422 | 500;
+export type PatchErrorCode = 400 | 409 | 413 | 415 | 422 | 500;
 
 /** The Status reason text apimachinery renders for each code (metav1.StatusReason…). */
 const STATUS_REASON: Record<PatchErrorCode, string> = {
   400: "BadRequest",
   409: "Conflict",
   413: "RequestEntityTooLarge",
+  415: "UnsupportedMediaType",
   422: "Invalid",
   500: "InternalError",
 };

@@ -179,3 +179,11 @@ export const PATCH_SCHEMAS: Readonly<Record<string, TypeSchema>> = {
   Secret: SECRET_SCHEMA,
   Namespace: NAMESPACE_SCHEMA,
 };
+
+/** schemaForObject picks the schema of a core/v1 object by its apiVersion and kind (undefined for others). */
+export function schemaForObject(object: { readonly [key: string]: unknown }): TypeSchema | undefined {
+  const kind = Object.prototype.hasOwnProperty.call(object, "kind") ? object["kind"] : undefined;
+  const apiVersion = Object.prototype.hasOwnProperty.call(object, "apiVersion") ? object["apiVersion"] : undefined;
+  if (apiVersion !== "v1" || typeof kind !== "string" || !Object.prototype.hasOwnProperty.call(PATCH_SCHEMAS, kind)) return undefined;
+  return PATCH_SCHEMAS[kind];
+}

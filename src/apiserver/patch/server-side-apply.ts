@@ -5,7 +5,7 @@
 // (merge/update.go Apply/Update, merge/conflict.go).
 
 import { checkDepth, PatchError } from "./patch-error.js";
-import { fieldSchema, PATCH_SCHEMAS, type TypeSchema } from "./patch-schema.js";
+import { fieldSchema, schemaForObject, type TypeSchema } from "./patch-schema.js";
 import { deepClone, deepEqual, deleteOwn, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet, fieldElement, keyElement, pathString, valueElement } from "./field-set.js";
 
@@ -330,9 +330,7 @@ function leafPaths(set: FieldSet): string[][] {
 }
 
 function schemaOf(object: JsonObject, override: TypeSchema | undefined): TypeSchema | undefined {
-  if (override !== undefined) return override;
-  const kind = getOwn(object, "kind");
-  return getOwn(object, "apiVersion") === "v1" && typeof kind === "string" && Object.prototype.hasOwnProperty.call(PATCH_SCHEMAS, kind) ? PATCH_SCHEMAS[kind] : undefined;
+  return override ?? schemaForObject(object);
 }
 
 function validateApplied(applied: JsonValue): JsonObject {
@@ -359,7 +357,9 @@ function validateApplied(applied: JsonValue): JsonObject {
  */
 export function serverSideApply(live: JsonObject | undefined, appliedInput: JsonValue, options: ApplyOptions): ApplyResult {
   const applied = validateApplied(appliedInput);
-  if (options.manager === "") throw new PatchError(400, "PATCH /apply requires a non-empty fieldManager query parameter");
+  if (options.manager === "") {
+    throw new PatchError(422, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+  }
   const schema = schemaOf(applied, options.schema);
   const apiVersion = getOwn(applied, "apiVersion") as string;
   const time = formatTime(options.now);
