@@ -31,10 +31,20 @@ export class FieldSet {
     return find(this, path)?.member === true;
   }
 
-  /** hasAtOrBelow tells whether the path or any path under it is a member. */
+  /** hasAtOrBelow tells whether the path or any path under it is a member (every inserted node leads to a member). */
   hasAtOrBelow(path: readonly string[]): boolean {
     const node = find(this, path);
-    return node !== undefined && (node.member || node.paths().length > 0);
+    return node !== undefined && (node.member || node.children.size > 0);
+  }
+
+  /** leaves lists the member paths with nothing below them: the values a set's owner sets. */
+  leaves(prefix: readonly string[] = []): string[][] {
+    if (this.children.size === 0) return this.member && prefix.length > 0 ? [[...prefix]] : [];
+    const result: string[][] = [];
+    for (const element of [...this.children.keys()].sort(compareElements)) {
+      result.push(...this.children.get(element)!.leaves([...prefix, element]));
+    }
+    return result;
   }
 
   /** paths lists every member path, in SMD's order (field names, then keys, values, indices). */
@@ -49,7 +59,7 @@ export class FieldSet {
 
   /** isEmpty tells whether the set has no members. */
   isEmpty(): boolean {
-    return this.paths().length === 0;
+    return !this.member && this.children.size === 0;
   }
 
   /** difference returns the members of this set that are not in `other`. */

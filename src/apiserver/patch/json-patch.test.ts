@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.js";
+import { applyJsonPatch, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.js";
 import { PatchError } from "./patch-error.js";
 import type { JsonValue } from "./json-value.js";
 
@@ -82,4 +82,15 @@ test("applyJsonPatch refuses values nested deeper than 100 levels with a 400", (
   let deep: JsonValue = 1;
   for (let level = 0; level < 150; level++) deep = { a: deep };
   rejects({}, [{ op: "add", path: "/x", value: deep }], 400, "the patch or object is nested deeper than 100 levels");
+});
+
+test("applyJsonPatch stops copy operations that grow the document beyond the API server's 3 MiB copy limit", () => {
+  const ops: JsonValue[] = [];
+  for (let round = 0; round < 30; round++) ops.push({ op: "copy", from: "/a", path: `/b${round}` }, { op: "copy", from: `/b${round}`, path: "/a/-" });
+  assert.throws(() => applyJsonPatch({ a: ["x".repeat(1000)] }, ops), (error: unknown) => {
+    assert.ok(error instanceof PatchError);
+    assert.equal(error.code, 422);
+    assert.match(error.message, new RegExp(`^Unable to complete the copy, the accumulated size increase of copy is \\d+, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}$`));
+    return true;
+  });
 });

@@ -9,6 +9,12 @@ import { deepClone, deepEqual, deleteOwn, getOwn, hasOwn, isJsonObject, setOwn, 
 /** MAX_JSON_PATCH_OPERATIONS is the API server's maxJSONPatchOperations. */
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
+/**
+ * MAX_JSON_PATCH_COPY_BYTES bounds how much `copy` operations may grow a document: the API server
+ * sets the library's AccumulatedCopySizeLimit to its JSONPatchMaxCopyBytes, 3 MiB.
+ */
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
+
 const MISSING = "missing value";
 const INVALID_INDEX = "invalid index referenced";
 
@@ -235,7 +241,7 @@ function applyTest(root: Container, operation: JsonObject): void {
   if (expected === undefined || !deepEqual(actual, expected)) throw failed;
 }
 
-function applyCopy(root: Container, operation: JsonObject): void {
+function applyCopy(root: Container, operation: JsonObject, copied: { bytes: number }): void {
   const from = fromOf(operation, "copy");
   const source = findTarget(root, from);
   if (!source) throw new OperationError(`copy operation does not apply: doc is missing from path: ${from}: ${MISSING}`);
@@ -244,6 +250,10 @@ function applyCopy(root: Container, operation: JsonObject): void {
   const destination = findTarget(root, path);
   if (!destination) throw new OperationError(`copy operation does not apply: doc is missing destination path: ${path}: ${MISSING}`);
   const copy = value === undefined ? null : deepClone(value);
+  copied.bytes += Buffer.byteLength(JSON.stringify(copy));
+  if (copied.bytes > MAX_JSON_PATCH_COPY_BYTES) {
+    throw new OperationError(`Unable to complete the copy, the accumulated size increase of copy is ${copied.bytes}, exceeding the limit ${MAX_JSON_PATCH_COPY_BYTES}`);
+  }
   wrap("error while adding value during copy", () => addChild(destination.container, destination.key, copy));
 }
 
@@ -268,6 +278,7 @@ export function applyJsonPatch(doc: JsonValue, operations: JsonValue): JsonValue
   });
   if (typeof doc !== "object" || doc === null) throw new PatchError(400, "the document to patch must be a JSON object or array");
   let root = deepClone(doc) as Container;
+  const copied = { bytes: 0 };
   try {
     for (const operation of decoded) {
       const kind = getOwn(operation, "op");
@@ -277,7 +288,7 @@ export function applyJsonPatch(doc: JsonValue, operations: JsonValue): JsonValue
         case "replace": root = applyReplace(root, operation); break;
         case "move": applyMove(root, operation); break;
         case "test": applyTest(root, operation); break;
-        case "copy": applyCopy(root, operation); break;
+        case "copy": applyCopy(root, operation, copied); break;
         default: throw new OperationError(`Unexpected kind: ${typeof kind === "string" ? kind : "unknown"}`);
       }
     }

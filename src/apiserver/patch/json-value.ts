@@ -72,3 +72,13 @@ export function jsonTypeName(value: JsonValue | undefined): string {
 export function deleteOwn(object: JsonObject, key: string): void {
   Reflect.deleteProperty(object, key);
 }
+
+/** canonicalJson renders a value as JSON with object keys sorted, so equal values give equal text. */
+export function canonicalJson(value: JsonValue, depth = 0): string {
+  checkDepth(depth);
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item, depth + 1)).join(",")}]`;
+  if (isJsonObject(value)) {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key]!, depth + 1)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -132,15 +132,33 @@ function fieldsOf(object: JsonObject, schema: TypeSchema | undefined): FieldSet 
   return set;
 }
 
+/** ItemIndexes caches, per list, the position of each item's path element (one cache per call; dropped on edits). */
+type ItemIndexes = WeakMap<JsonValue[], Map<string, number>>;
+
+/** elementIndex maps each item's path element to its first position. */
+function elementIndex(list: JsonValue[], schema: TypeSchema, path: readonly string[]): Map<string, number> {
+  const index = new Map<string, number>();
+  list.forEach((item, position) => {
+    const element = itemElement(item, schema, path, position);
+    if (!index.has(element)) index.set(element, position);
+  });
+  return index;
+}
+
 /** findItem locates a list item by its path element. */
-function findItem(list: JsonValue[], element: string, schema: TypeSchema | undefined, path: readonly string[]): number {
+function findItem(list: JsonValue[], element: string, schema: TypeSchema | undefined, path: readonly string[], indexes: ItemIndexes): number {
   if (element.startsWith("i:")) return Number(element.slice(2));
   if (!isGranularList(schema)) return -1;
-  return list.findIndex((item, index) => itemElement(item, schema, path, index) === element);
+  let index = indexes.get(list);
+  if (index === undefined) {
+    index = elementIndex(list, schema, path);
+    indexes.set(list, index);
+  }
+  return index.get(element) ?? -1;
 }
 
 /** valueAt reads the value at a field path, or undefined. */
-function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema | undefined): JsonValue | undefined {
+function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): JsonValue | undefined {
   let current: JsonValue | undefined = object;
   let currentSchema = schema;
   for (let index = 0; index < path.length; index++) {
@@ -151,7 +169,7 @@ function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema 
       currentSchema = fieldSchema(currentSchema, element.slice(2));
     } else {
       if (!Array.isArray(current)) return undefined;
-      current = current[findItem(current, element, currentSchema, path.slice(0, index))];
+      current = current[findItem(current, element, currentSchema, path.slice(0, index), indexes)];
       currentSchema = currentSchema?.items;
     }
   }
@@ -159,16 +177,19 @@ function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema 
 }
 
 /** removeAt deletes the value at a field path, if present. */
-function removeAt(object: JsonObject, path: readonly string[], schema: TypeSchema | undefined): void {
+function removeAt(object: JsonObject, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): void {
   const parentPath = path.slice(0, -1);
   let parentSchema = schema;
   for (const element of parentPath) parentSchema = element.startsWith("f:") ? fieldSchema(parentSchema, element.slice(2)) : parentSchema?.items;
-  const parent = valueAt(object, parentPath, schema);
+  const parent = valueAt(object, parentPath, schema, indexes);
   const last = path[path.length - 1]!;
   if (last.startsWith("f:") && isJsonObject(parent)) deleteOwn(parent, last.slice(2));
   else if (Array.isArray(parent)) {
-    const index = findItem(parent, last, parentSchema, parentPath);
-    if (index >= 0) parent.splice(index, 1);
+    const index = findItem(parent, last, parentSchema, parentPath, indexes);
+    if (index >= 0) {
+      parent.splice(index, 1);
+      indexes.delete(parent);
+    }
   }
 }
 
@@ -184,13 +205,13 @@ function mergeApplied(live: JsonValue | undefined, applied: JsonValue, schema: T
   }
   if (Array.isArray(live) && Array.isArray(applied) && isGranularList(schema)) {
     const result = live.map((item) => deepClone(item, depth));
-    const liveElements = live.map((item, index) => itemElement(item, schema, path, index));
+    const liveElements = elementIndex(live, schema, path);
     applied.forEach((item, index) => {
       const element = itemElement(item, schema, path, index);
-      const at = liveElements.indexOf(element);
-      if (at < 0) {
+      const at = liveElements.get(element);
+      if (at === undefined) {
+        liveElements.set(element, result.length);
         result.push(deepClone(item, depth));
-        liveElements.push(element);
       } else if (schema.listType === "map") {
         result[at] = mergeApplied(result[at], item, schema.items, [...path, element], depth + 1);
       }
@@ -219,12 +240,12 @@ function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: Typ
     return;
   }
   if (Array.isArray(live) && Array.isArray(updated) && isGranularList(schema)) {
-    const liveElements = live.map((item, index) => itemElement(item, schema, path, index));
+    const liveElements = elementIndex(live, schema, path);
     updated.forEach((item, index) => {
       const element = itemElement(item, schema, path, index);
-      const at = liveElements.indexOf(element);
+      const at = liveElements.get(element);
       const itemPath = [...path, element];
-      if (at < 0) {
+      if (at === undefined) {
         set.insert(itemPath);
         if (schema.listType === "map" && isJsonObject(item)) addFields(item, schema.items, itemPath, set, depth + 1);
       } else if (schema.listType === "map") {
@@ -323,12 +344,6 @@ function conflictError(conflicts: Conflict[]): ApplyConflictError {
   return new ApplyConflictError(`Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`, causes);
 }
 
-/** leafPaths are the member paths with no member below them (the values an apply sets). */
-function leafPaths(set: FieldSet): string[][] {
-  const paths = set.paths();
-  return paths.filter((path) => !paths.some((other) => other.length > path.length && path.every((element, index) => other[index] === element)));
-}
-
 function schemaOf(object: JsonObject, override: TypeSchema | undefined): TypeSchema | undefined {
   return override ?? schemaForObject(object);
 }
@@ -376,21 +391,24 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
   const previous = owners.find(isMine);
   const liveStripped = live === undefined ? {} : stripMeta(live);
   const appliedStripped = stripMeta(applied);
+  const indexes: ItemIndexes = new WeakMap();
   const conflicts: Conflict[] = [];
-  for (const path of leafPaths(appliedSet)) {
-    const liveValue = valueAt(liveStripped, path, schema);
-    if (liveValue === undefined || deepEqual(liveValue, valueAt(appliedStripped, path, schema))) continue;
+  for (const path of appliedSet.leaves()) {
+    const liveValue = valueAt(liveStripped, path, schema, indexes);
+    if (liveValue === undefined || deepEqual(liveValue, valueAt(appliedStripped, path, schema, indexes))) continue;
     for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path });
   }
   if (conflicts.length > 0 && options.force !== true) throw conflictError(conflicts);
-  for (const { owner, path } of conflicts) owner.set = owner.set.difference(FieldSet.fromPaths([path]));
+  for (const owner of new Set(conflicts.map((conflict) => conflict.owner))) {
+    owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
+  }
 
   const object = mergeApplied(live === undefined ? {} : deepClone(live), applied, schema, [], 0) as JsonObject;
   const others = owners.filter((owner) => !isMine(owner));
   if (previous !== undefined) {
     const dropped = previous.set.difference(appliedSet).paths().sort((a, b) => b.length - a.length);
     for (const path of dropped) {
-      if (!others.some((owner) => owner.set.hasAtOrBelow(path))) removeAt(object, path, schema);
+      if (!others.some((owner) => owner.set.hasAtOrBelow(path))) removeAt(object, path, schema, indexes);
     }
   }
   const mine: OwnedFields = { entry: { manager: options.manager, operation: "Apply", apiVersion, time, fieldsType: "FieldsV1" }, set: appliedSet };

@@ -9,7 +9,7 @@
 import { goValue } from "./go-format.js";
 import { checkDepth, PatchError } from "./patch-error.js";
 import { fieldSchema, mergesList, type TypeSchema } from "./patch-schema.js";
-import { deepClone, deepEqual, getOwn, hasOwn, isJsonObject, jsonTypeName, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
+import { canonicalJson, deepClone, deepEqual, getOwn, hasOwn, isJsonObject, jsonTypeName, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { DELETE_FROM_PRIMITIVE_LIST_PREFIX, DIRECTIVE_MARKER, SET_ELEMENT_ORDER_PREFIX, SMP_ERRORS } from "./strategic-merge-patch.js";
 
 function keyValue(item: JsonValue, mergeKey: string): JsonValue {
@@ -19,50 +19,59 @@ function keyValue(item: JsonValue, mergeKey: string): JsonValue {
   return value;
 }
 
-function sameKey(left: JsonValue, right: JsonValue): boolean {
-  return deepEqual(left, right);
-}
-
 interface ListDiff {
   patchList: JsonValue[];
   deleteList: JsonValue[];
   order: JsonValue[];
 }
 
+/** sameOrder tells whether the items both lists hold appear in the same relative order. */
+function sameOrder(originalKeys: string[], modifiedKeys: string[]): boolean {
+  const inModified = new Set(modifiedKeys);
+  const inOriginal = new Set(originalKeys);
+  const common = originalKeys.filter((key) => inModified.has(key));
+  const commonModified = modifiedKeys.filter((key) => inOriginal.has(key));
+  return common.length === commonModified.length && common.every((key, index) => commonModified[index] === key);
+}
+
 function diffListsOfMaps(original: JsonValue[], modified: JsonValue[], schema: TypeSchema | undefined, depth: number): ListDiff {
   const mergeKey = schema?.patchMergeKey ?? "";
   if (mergeKey === "") throw new PatchError(500, "cannot merge lists without merge key for type map");
-  const originalKeys = original.map((item) => keyValue(item, mergeKey));
-  const modifiedKeys = modified.map((item) => keyValue(item, mergeKey));
+  const originalValues = original.map((item) => keyValue(item, mergeKey));
+  const modifiedValues = modified.map((item) => keyValue(item, mergeKey));
+  const originalKeys = originalValues.map((value) => canonicalJson(value));
+  const modifiedKeys = modifiedValues.map((value) => canonicalJson(value));
+  const originalIndex = new Map<string, number>();
+  originalKeys.forEach((key, index) => {
+    if (!originalIndex.has(key)) originalIndex.set(key, index);
+  });
+  const modifiedSet = new Set(modifiedKeys);
   const patchList: JsonValue[] = [];
   modified.forEach((item, index) => {
-    const originalIndex = originalKeys.findIndex((key) => sameKey(key, modifiedKeys[index]!));
-    if (originalIndex < 0) {
+    const at = originalIndex.get(modifiedKeys[index]!);
+    if (at === undefined) {
       patchList.push(deepClone(item));
       return;
     }
-    const change = diffMaps(original[originalIndex] as JsonObject, item as JsonObject, schema?.items, depth + 1);
+    const change = diffMaps(original[at] as JsonObject, item as JsonObject, schema?.items, depth + 1);
     if (Object.keys(change).length > 0) {
       const withKey: JsonObject = {};
-      setOwn(withKey, mergeKey, deepClone(modifiedKeys[index]!));
+      setOwn(withKey, mergeKey, deepClone(modifiedValues[index]!));
       for (const key of Object.keys(change)) setOwn(withKey, key, change[key]!);
       patchList.push(withKey);
     }
   });
-  originalKeys.forEach((key) => {
-    if (modifiedKeys.some((candidate) => sameKey(candidate, key))) return;
+  originalKeys.forEach((key, index) => {
+    if (modifiedSet.has(key)) return;
     const deletion: JsonObject = {};
     setOwn(deletion, DIRECTIVE_MARKER, "delete");
-    setOwn(deletion, mergeKey, deepClone(key));
+    setOwn(deletion, mergeKey, deepClone(originalValues[index]!));
     patchList.push(deletion);
   });
-  const commonOriginal = originalKeys.filter((key) => modifiedKeys.some((candidate) => sameKey(candidate, key)));
-  const commonModified = modifiedKeys.filter((key) => originalKeys.some((candidate) => sameKey(candidate, key)));
-  const reordered = !deepEqual(commonOriginal, commonModified);
-  const order = patchList.length > 0 || reordered
-    ? modifiedKeys.map((key) => {
+  const order = patchList.length > 0 || !sameOrder(originalKeys, modifiedKeys)
+    ? modifiedValues.map((value) => {
       const entry: JsonObject = {};
-      setOwn(entry, mergeKey, deepClone(key));
+      setOwn(entry, mergeKey, deepClone(value));
       return entry;
     })
     : [];
@@ -70,12 +79,14 @@ function diffListsOfMaps(original: JsonValue[], modified: JsonValue[], schema: T
 }
 
 function diffListsOfScalars(original: JsonValue[], modified: JsonValue[]): ListDiff {
-  const patchList = modified.filter((item) => !original.some((candidate) => deepEqual(candidate, item))).map((item) => deepClone(item));
-  const deleteList = original.filter((item) => !modified.some((candidate) => deepEqual(candidate, item))).map((item) => deepClone(item));
-  const common = original.filter((item) => modified.some((candidate) => deepEqual(candidate, item)));
-  const reordered = !deepEqual(common, modified.filter((item) => original.some((candidate) => deepEqual(candidate, item))));
-  const order = patchList.length > 0 || deleteList.length > 0 || reordered ? modified.map((item) => deepClone(item)) : [];
-  return { patchList, deleteList, order };
+  const originalKeys = original.map((item) => canonicalJson(item));
+  const modifiedKeys = modified.map((item) => canonicalJson(item));
+  const inOriginal = new Set(originalKeys);
+  const inModified = new Set(modifiedKeys);
+  const patchList = modified.filter((_, index) => !inOriginal.has(modifiedKeys[index]!)).map((item) => deepClone(item));
+  const deleteList = original.filter((_, index) => !inModified.has(originalKeys[index]!)).map((item) => deepClone(item));
+  const changed = patchList.length > 0 || deleteList.length > 0 || !sameOrder(originalKeys, modifiedKeys);
+  return { patchList, deleteList, order: changed ? modified.map((item) => deepClone(item)) : [] };
 }
 
 /** diffList writes one merge list's changes into `patch` under the key and its directive keys. */

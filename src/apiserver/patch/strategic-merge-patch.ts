@@ -6,7 +6,7 @@
 import { goValue } from "./go-format.js";
 import { checkDepth, PatchError } from "./patch-error.js";
 import { fieldSchema, mergesList, type TypeSchema } from "./patch-schema.js";
-import { deepClone, deepEqual, deleteOwn, getOwn, hasOwn, isJsonObject, jsonTypeName, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
+import { canonicalJson, deepClone, deleteOwn, getOwn, hasOwn, isJsonObject, jsonTypeName, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 
 /** The `$patch` directive key and the directive prefixes of strategicpatch. */
 export const DIRECTIVE_MARKER = "$patch";
@@ -63,28 +63,35 @@ function elementKind(...lists: JsonValue[][]): string | undefined {
   return kind;
 }
 
-function sameScalar(left: JsonValue | undefined, right: JsonValue | undefined): boolean {
-  return left === right || (typeof left === "object" && typeof right === "object" && deepEqual(left, right));
+/** itemKey identifies a list item: the text of its merge-key value, or of the value itself for scalars. */
+function itemKey(item: JsonValue, mergeKey: string): string | undefined {
+  if (mergeKey === "") return canonicalJson(item);
+  if (!isJsonObject(item)) return undefined;
+  const value = getOwn(item, mergeKey);
+  return value === undefined ? undefined : canonicalJson(value);
 }
 
-/** indexIn finds an item in an order list: by merge key for objects, by value for scalars. */
-function indexIn(order: JsonValue[], item: JsonValue, mergeKey: string): number {
-  if (mergeKey !== "" && isJsonObject(item)) {
-    const value = getOwn(item, mergeKey);
-    return order.findIndex((candidate) => isJsonObject(candidate) && sameScalar(getOwn(candidate, mergeKey), value));
-  }
-  return order.findIndex((candidate) => sameScalar(candidate, item));
+/** positions maps each item key of an order list to its first index. */
+function positions(order: JsonValue[], mergeKey: string): Map<string, number> {
+  const result = new Map<string, number>();
+  order.forEach((item, index) => {
+    const key = itemKey(item, mergeKey);
+    if (key !== undefined && !result.has(key)) result.set(key, index);
+  });
+  return result;
+}
+
+function positionIn(order: Map<string, number>, item: JsonValue, mergeKey: string): number {
+  const key = itemKey(item, mergeKey);
+  return key === undefined ? -1 : order.get(key) ?? -1;
 }
 
 /** sortByOrder orders items by their position in `order` (stable; unknown items last). */
-function sortByOrder(items: JsonValue[], order: JsonValue[], mergeKey: string): JsonValue[] {
-  const position = (item: JsonValue): number => {
-    const index = indexIn(order, item, mergeKey);
-    return index < 0 ? Number.MAX_SAFE_INTEGER : index;
-  };
-  return items.map((item, index) => ({ item, index, rank: position(item) }))
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .map(({ item }) => item);
+function sortByOrder(items: JsonValue[], order: Map<string, number>, mergeKey: string): JsonValue[] {
+  return items.map((item, index) => {
+    const position = positionIn(order, item, mergeKey);
+    return { item, index, rank: position < 0 ? Number.MAX_SAFE_INTEGER : position };
+  }).sort((a, b) => a.rank - b.rank || a.index - b.index).map(({ item }) => item);
 }
 
 /**
@@ -93,11 +100,13 @@ function sortByOrder(items: JsonValue[], order: JsonValue[], mergeKey: string): 
  * (strategicpatch normalizeElementOrder + mergeSortedSlice).
  */
 function normalizeElementOrder(merged: JsonValue[], patchOrder: JsonValue[], serverOrder: JsonValue[], mergeKey: string): JsonValue[] {
+  const patchPositions = positions(patchOrder, mergeKey);
+  const serverPositions = positions(serverOrder, mergeKey);
   const inPatch: JsonValue[] = [];
   const serverOnly: JsonValue[] = [];
-  for (const item of merged) (indexIn(patchOrder, item, mergeKey) >= 0 ? inPatch : serverOnly).push(item);
-  const right = sortByOrder(inPatch, patchOrder, mergeKey);
-  const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  for (const item of merged) (positionIn(patchPositions, item, mergeKey) >= 0 ? inPatch : serverOnly).push(item);
+  const right = sortByOrder(inPatch, patchPositions, mergeKey);
+  const left = sortByOrder(serverOnly, serverPositions, mergeKey);
   const result: JsonValue[] = [];
   let i = 0;
   let j = 0;
@@ -105,8 +114,8 @@ function normalizeElementOrder(merged: JsonValue[], patchOrder: JsonValue[], ser
     if (i >= left.length) result.push(right[j++]!);
     else if (j >= right.length) result.push(left[i++]!);
     else {
-      const leftIndex = indexIn(serverOrder, left[i]!, mergeKey);
-      const rightIndex = indexIn(serverOrder, right[j]!, mergeKey);
+      const leftIndex = positionIn(serverPositions, left[i]!, mergeKey);
+      const rightIndex = positionIn(serverPositions, right[j]!, mergeKey);
       if (leftIndex >= 0 && rightIndex >= 0 && leftIndex < rightIndex) result.push(left[i++]!);
       else result.push(right[j++]!);
     }
@@ -131,12 +140,23 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], schema: TypeSchem
   let live = original;
   let patchItems = patch;
   if (kind !== "map") {
-    if (isDeleteList) return original.filter((item) => !patch.some((deleted) => sameScalar(deleted, item)));
+    if (isDeleteList) {
+      const deleted = new Set(patch.map((item) => canonicalJson(item)));
+      return original.filter((item) => !deleted.has(canonicalJson(item)));
+    }
+    const seen = new Set<string>();
     merged = [];
-    for (const item of [...original, ...patch]) if (!merged.some((kept) => sameScalar(kept, item))) merged.push(deepClone(item));
+    for (const item of [...original, ...patch]) {
+      const key = canonicalJson(item);
+      if (!seen.has(key)) {
+        seen.add(key);
+        merged.push(deepClone(item));
+      }
+    }
   } else {
     if (mergeKey === "") throw internal("cannot merge lists without merge key for type map");
     const plain: JsonValue[] = [];
+    const deleted = new Set<string>();
     let replace = false;
     for (const item of patch) {
       const element = item as JsonObject;
@@ -146,7 +166,7 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], schema: TypeSchem
       } else if (directive === "delete") {
         const value = getOwn(element, mergeKey);
         if (value === undefined) throw noMergeKey(element, mergeKey);
-        live = live.filter((candidate) => !(isJsonObject(candidate) && sameScalar(getOwn(candidate, mergeKey), value)));
+        deleted.add(canonicalJson(value));
       } else if (directive === "replace") {
         replace = true;
       } else if (directive === "merge") {
@@ -156,13 +176,19 @@ function mergeSlice(original: JsonValue[], patch: JsonValue[], schema: TypeSchem
       }
     }
     if (replace) return plain.map((item) => mergeMap({}, item as JsonObject, schema?.items, depth + 1));
+    if (deleted.size > 0) live = live.filter((candidate) => !deleted.has(itemKey(candidate, mergeKey) ?? ""));
     patchItems = plain;
     merged = live.slice();
+    const index = positions(merged, mergeKey);
     for (const item of plain) {
-      const value = mergeKeyOf(item, mergeKey);
-      const index = merged.findIndex((candidate) => isJsonObject(candidate) && sameScalar(getOwn(candidate, mergeKey), value));
-      if (index >= 0) merged[index] = mergeMap(merged[index] as JsonObject, item as JsonObject, schema?.items, depth + 1);
-      else merged.push(mergeMap({}, item as JsonObject, schema?.items, depth + 1));
+      const key = canonicalJson(mergeKeyOf(item, mergeKey));
+      const at = index.get(key);
+      if (at !== undefined) {
+        merged[at] = mergeMap(merged[at] as JsonObject, item as JsonObject, schema?.items, depth + 1);
+      } else {
+        index.set(key, merged.length);
+        merged.push(mergeMap({}, item as JsonObject, schema?.items, depth + 1));
+      }
     }
   }
   return normalizeElementOrder(merged, patchItems, live, mergeKey);
@@ -207,7 +233,9 @@ function validateSetOrder(patchList: JsonValue[], order: JsonValue[], mergeKey: 
   while (patchIndex < nonDelete.length && orderIndex < order.length) {
     const item = nonDelete[patchIndex]!;
     const wanted = order[orderIndex]!;
-    const equal = mergeKey === "" ? sameScalar(item, wanted) : sameScalar(mergeKeyOf(item, mergeKey), mergeKeyOf(wanted, mergeKey));
+    const equal = mergeKey === ""
+      ? canonicalJson(item) === canonicalJson(wanted)
+      : canonicalJson(mergeKeyOf(item, mergeKey)) === canonicalJson(mergeKeyOf(wanted, mergeKey));
     if (equal) patchIndex++;
     orderIndex++;
   }
