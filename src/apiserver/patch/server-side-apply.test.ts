@@ -157,3 +157,17 @@ test("serverSideApply keeps __proto__ keys as data", () => {
   assert.equal(Object.getPrototypeOf(labels), Object.prototype);
   assert.deepEqual(Object.keys(labels), ["__proto__"]);
 });
+
+test("serverSideApply names another applier without an apiVersion in its conflict message", () => {
+  const first = serverSideApply(undefined, podConfig("nginx:1"), { manager: "deployer", now: T0 }).object;
+  assert.throws(() => serverSideApply(first, podConfig("nginx:2"), { manager: "kubectl", now: T1 }), (error: unknown) =>
+    error instanceof ApplyConflictError && error.message === 'Apply failed with 1 conflict: conflict with "deployer": .spec.containers[name="app"].image');
+});
+
+test("recordUpdate leaves the manager's entry and time alone when the write changed nothing", () => {
+  const created = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-create", T0);
+  const again = recordUpdate(created, created, "kubectl-create", T1);
+  assert.deepEqual(managedFields(again), managedFields(created));
+  const other = recordUpdate(created, created, "someone-else", T1);
+  assert.deepEqual(managedFields(other).map((candidate) => candidate["manager"]), ["kubectl-create"]);
+});

@@ -419,7 +419,8 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
 /**
  * recordUpdate keeps the Update entry the API server writes for a non-apply write (create, update,
  * or a JSON/merge/strategic patch with `fieldManager`): `manager` gains the fields the write added
- * or changed, every other manager loses them, and fields the write removed leave every entry.
+ * or changed (a write that changed nothing leaves its entry and time alone), every other manager
+ * loses them, and fields the write removed leave every entry.
  * `updated`'s own managedFields are ignored; the live object's are carried forward. Returns a copy
  * of `updated` with metadata.managedFields set.
  */
@@ -433,7 +434,9 @@ export function recordUpdate(live: JsonObject | undefined, updated: JsonObject, 
   const removed = live === undefined ? new FieldSet() : fieldsOf(live, schema).difference(fieldsOf(updated, schema));
   for (const owner of owners) owner.set = owner.set.difference(changed).difference(removed);
   const existing = owners.find(({ entry }) => entry.manager === manager && entry.operation === "Update" && entry.apiVersion === apiVersion && entry.subresource === undefined);
-  if (existing) {
+  if (changed.isEmpty()) {
+    // A write that changed nothing leaves the manager's entry (and its time) as it was (managedfieldsupdater.go).
+  } else if (existing) {
     existing.set = existing.set.union(changed);
     existing.entry.time = formatTime(now);
   } else {
