@@ -57,7 +57,7 @@ export interface ApplyResult {
   created: boolean;
 }
 
-/** The manager that owns a pre-existing object's fields at its first apply (structuredmerge.go). */
+/** The manager that owns a pre-existing object's fields at its first apply (internal/skipnonapplied.go). */
 export const BEFORE_FIRST_APPLY_MANAGER = "before-first-apply";
 
 /** Metadata fields the field manager never tracks (internal/stripmeta.go). */
@@ -257,6 +257,13 @@ function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: Typ
   if (!deepEqual(live, updated)) addFields(updated, schema, path, set, depth + 1);
 }
 
+/** changesOf is the set an Update records: what `updated` adds or changes relative to `live` (undefined: everything). */
+function changesOf(live: JsonObject | undefined, updated: JsonObject, schema: TypeSchema | undefined): FieldSet {
+  const changed = new FieldSet();
+  addChanges(live === undefined ? {} : stripMeta(live), stripMeta(updated), schema, [], changed, 0);
+  return changed;
+}
+
 /** readManagedFields decodes an object's managedFields; malformed entries are a 400. */
 function readManagedFields(object: JsonObject | undefined): OwnedFields[] {
   const metadata = object === undefined ? undefined : getOwn(object, "metadata");
@@ -380,10 +387,11 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
   const time = formatTime(options.now);
   const owners = readManagedFields(live);
   if (live !== undefined && owners.length === 0) {
+    // skipNonAppliedManager: an object nobody manages yet is first recorded as an Update from an empty object.
     const liveVersion = getOwn(live, "apiVersion");
     owners.push({
       entry: { manager: BEFORE_FIRST_APPLY_MANAGER, operation: "Update", apiVersion: typeof liveVersion === "string" ? liveVersion : apiVersion, time, fieldsType: "FieldsV1" },
-      set: fieldsOf(live, schema),
+      set: changesOf(undefined, live, schema),
     });
   }
   const appliedSet = fieldsOf(applied, schema);
@@ -429,8 +437,7 @@ export function recordUpdate(live: JsonObject | undefined, updated: JsonObject, 
   const apiVersionValue = getOwn(updated, "apiVersion");
   const apiVersion = typeof apiVersionValue === "string" ? apiVersionValue : "";
   const owners = readManagedFields(live);
-  const changed = new FieldSet();
-  addChanges(live === undefined ? {} : stripMeta(live), stripMeta(updated), schema, [], changed, 0);
+  const changed = changesOf(live, updated, schema);
   const removed = live === undefined ? new FieldSet() : fieldsOf(live, schema).difference(fieldsOf(updated, schema));
   for (const owner of owners) owner.set = owner.set.difference(changed).difference(removed);
   const existing = owners.find(({ entry }) => entry.manager === manager && entry.operation === "Update" && entry.apiVersion === apiVersion && entry.subresource === undefined);
