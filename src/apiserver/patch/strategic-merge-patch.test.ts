@@ -1,12 +1,13 @@
 // Cases modelled on k8s.io/apimachinery/pkg/util/strategicpatch/patch_test.go's table
 // (mergeItemTestCases / createStrategicMergePatch cases): "Add to a merging list", "Delete an item
 // from a merging list", "$patch: replace in a list", "$patch: delete a map", "Delete from a
-// primitive list", "$setElementOrder", "$retainKeys", "Lists of lists are not supported".
+// primitive list", "$setElementOrder", "$retainKeys", "Lists of lists are not supported"; the
+// table at the end ports customStrategicMergePatchTestCaseData (apply-only cases) verbatim.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
-import { POD_SCHEMA, POD_STATUS_SCHEMA } from "./patch-schema.js";
+import { POD_SCHEMA, POD_STATUS_SCHEMA, type TypeSchema } from "./patch-schema.js";
 import { PatchError } from "./patch-error.js";
 import type { JsonValue } from "./json-value.js";
 
@@ -135,4 +136,56 @@ test("strategic merge patch refuses nesting deeper than 100 levels with a 400", 
   let deep: JsonValue = "x";
   for (let level = 0; level < 120; level++) deep = { a: deep };
   rejects({ a: {} }, { a: deep }, 400, "the patch or object is nested deeper than 100 levels");
+});
+
+/** The MergeItem test type of patch_test.go, as patch metadata. */
+const MERGE_ITEM: TypeSchema = (() => {
+  const mergingList: TypeSchema = { patchStrategy: "merge", patchMergeKey: "name", items: { fields: {} } };
+  const retainKeysItem: TypeSchema = { fields: { simpleMap: { mapValues: {} }, mergingIntList: { patchStrategy: "merge" }, mergingList } };
+  return {
+    fields: {
+      mergingList,
+      mergingIntList: { patchStrategy: "merge" },
+      simpleMap: { mapValues: {} },
+      retainKeysMap: { patchStrategy: "retainKeys", ...retainKeysItem },
+      retainKeysMergingList: { patchStrategy: "merge,retainKeys", patchMergeKey: "name", items: { fields: {} } },
+    },
+  };
+})();
+
+// customStrategicMergePatchTestCaseData and customStrategicMergePatchRawTestCases of patch_test.go:
+// patches CreateTwoWayMergePatch would not generate, applied to `original`.
+const CUSTOM_CASES: [string, JsonValue, JsonValue, JsonValue][] = [
+  ["unique scalars when merging lists", { mergingIntList: [1, 2] }, { mergingIntList: [2, 3] }, { mergingIntList: [1, 2, 3] }],
+  ["delete map from nested map", { simpleMap: { key1: 1, key2: 1 } }, { simpleMap: { $patch: "delete" } }, { simpleMap: {} }],
+  ["delete all items from merging list", { mergingList: [{ name: 1 }, { name: 2 }] }, { mergingList: [{ $patch: "replace" }] }, { mergingList: [] }],
+  ["merge empty merging lists", { mergingList: [] }, { mergingList: [] }, { mergingList: [] }],
+  ["delete all keys from map", { name: 1, value: 1 }, { $patch: "replace" }, {}],
+  ["add key and delete all keys from map", { name: 1, value: 1 }, { other: "a", $patch: "replace" }, { other: "a" }],
+  ["retainKeys map can add a field when no retainKeys directive present", { retainKeysMap: { name: "foo" } }, { retainKeysMap: { value: "bar" } },
+    { retainKeysMap: { name: "foo", value: "bar" } }],
+  ["retainKeys map can delete a field when no retainKeys directive present", { retainKeysMap: { name: "foo", value: "a" } }, { retainKeysMap: { value: null } },
+    { retainKeysMap: { name: "foo" } }],
+  ["retainKeys map merge an empty map", { retainKeysMap: { name: "foo", value: "a" } }, { retainKeysMap: {} }, { retainKeysMap: { name: "foo", value: "a" } }],
+  ["retainKeys list can change a field when no retainKeys directive present", { retainKeysMergingList: [{ name: "bar" }, { name: "foo", value: "a" }] },
+    { retainKeysMergingList: [{ name: "foo", value: "b" }] }, { retainKeysMergingList: [{ name: "bar" }, { name: "foo", value: "b" }] }],
+  ["preserve the order from the patch in a merging list", { mergingList: [{ name: 1 }, { name: 2, value: "b" }, { name: 3 }] },
+    { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, other: "x" }] },
+    { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, value: "b", other: "x" }] }],
+  ["preserve the order from the patch in a merging list 2", { mergingList: [{ name: 1 }, { name: 2, value: "b" }, { name: 3 }] },
+    { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }] },
+    { mergingList: [{ name: 2, value: "b" }, { name: 3, value: "c" }, { name: 1, value: "a" }] }],
+  ["preserve the order from the patch in a merging int list", { mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1, 2] }, { mergingIntList: [3, 1, 2] }],
+  ["preserve the order from the patch in a merging int list 2", { mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1] }, { mergingIntList: [2, 3, 1] }],
+  ["$setElementOrder contains item that is not present in the list to be merged", { mergingList: [{ name: 1 }, { name: 3 }] },
+    { "$setElementOrder/mergingList": [{ name: 3 }, { name: 2 }, { name: 1 }], mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] },
+    { mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] }],
+  ["$setElementOrder contains item that is not present in the int list to be merged", { mergingIntList: [1, 3] },
+    { "$setElementOrder/mergingIntList": [3, 2, 1] }, { mergingIntList: [3, 1] }],
+];
+
+test("applyStrategicMergePatch matches patch_test.go's custom apply cases", () => {
+  for (const [description, original, patch, expected] of CUSTOM_CASES) {
+    assert.deepEqual(applyStrategicMergePatch(original, patch, MERGE_ITEM), expected, description);
+  }
 });
