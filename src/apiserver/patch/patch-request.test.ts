@@ -64,4 +64,8 @@ test("applyPatchRequest creates with an apply patch (201) and validates PatchOpt
     'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
   failsWith(() => applyPatchRequest({ contentType: "application/merge-patch+json", live, patch: {}, manager: "m", force: false, now: NOW }), 422,
     'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+  failsWith(() => applyPatchRequest({ contentType: "application/merge-patch+json", live, patch: {}, manager: "m".repeat(129), now: NOW }), 422,
+    'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
+  failsWith(() => applyPatchRequest({ contentType: "application/merge-patch+json", live, patch: {}, manager: "bad\u0007", now: NOW }), 422,
+    'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "bad\\a": must only contain printable characters');
 });

@@ -4,6 +4,7 @@
 // Apply, the other types through Update with the request's fieldManager).
 
 import { parse as parseYaml } from "yaml";
+import { goQuote } from "../../api/field-errors.js";
 import { applyJsonPatch } from "./json-patch.js";
 import { applyMergePatch } from "./merge-patch.js";
 import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
@@ -22,6 +23,11 @@ export const PATCH_CONTENT_TYPES = [
 
 /** PatchContentType is one accepted patch media type. */
 export type PatchContentType = (typeof PATCH_CONTENT_TYPES)[number];
+
+/** MAX_FIELD_MANAGER_LENGTH is apimachinery's FieldManagerMaxLength. */
+export const MAX_FIELD_MANAGER_LENGTH = 128;
+
+const INVALID_PATCH_OPTIONS = 'PatchOptions.meta.k8s.io "" is invalid';
 
 /** MAX_PATCH_BODY_BYTES is the API server's request body limit (3 MiB). */
 export const MAX_PATCH_BODY_BYTES = 3 * 1024 * 1024;
@@ -62,7 +68,10 @@ export interface PatchRequest {
   live: JsonObject | undefined;
   /** The decoded body (decodePatchBody). */
   patch: JsonValue;
-  /** The fieldManager query parameter (required for apply; recorded as an Update otherwise). */
+  /**
+   * The fieldManager query parameter (required for apply). For other patches the REST layer passes
+   * the request's fieldManager or, without one, the client's User-Agent (managerOrUserAgent).
+   */
   manager: string;
   /** The force query parameter, when given (only an apply may carry it). */
   force?: boolean;
@@ -84,11 +93,12 @@ export interface PatchOutcome {
  */
 export function applyPatchRequest(request: PatchRequest): PatchOutcome {
   const { contentType, live, patch, manager, now } = request;
+  validateFieldManager(manager);
   if (contentType === "application/apply-patch+yaml") {
     return serverSideApply(live, patch, { manager, now, force: request.force === true, ...(request.schema ? { schema: request.schema } : {}) });
   }
   if (request.force !== undefined) {
-    throw new PatchError(422, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+    throw new PatchError(422, `${INVALID_PATCH_OPTIONS}: force: Forbidden: may not be specified for non-apply patch`);
   }
   if (live === undefined) throw new PatchError(400, "only an apply patch can create an object");
   let patched: JsonValue;
@@ -97,4 +107,14 @@ export function applyPatchRequest(request: PatchRequest): PatchOutcome {
   else patched = applyStrategicMergePatch(live, patch, request.schema ?? schemaForObject(live));
   if (!isJsonObject(patched)) throw new PatchError(422, "the patched document is not a JSON object");
   return { object: recordUpdate(live, patched, manager, now, request.schema), created: false };
+}
+
+/** validateFieldManager is apimachinery's ValidateFieldManager: at most 128 bytes, printable characters only. */
+function validateFieldManager(manager: string): void {
+  if (Buffer.byteLength(manager) > MAX_FIELD_MANAGER_LENGTH) {
+    throw new PatchError(422, `${INVALID_PATCH_OPTIONS}: fieldManager: Too long: may not be more than ${MAX_FIELD_MANAGER_LENGTH} bytes`);
+  }
+  if (/\p{C}/u.test(manager)) {
+    throw new PatchError(422, `${INVALID_PATCH_OPTIONS}: fieldManager: Invalid value: ${goQuote(manager)}: must only contain printable characters`);
+  }
 }
