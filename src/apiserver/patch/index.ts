@@ -2,7 +2,7 @@
 
 export { PatchError, MAX_PATCH_DEPTH, type PatchErrorCode } from "./patch-error.js";
 export type { JsonObject, JsonValue } from "./json-value.js";
-export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.js";
+export { applyJsonPatch, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from "./json-patch.js";
 export { applyMergePatch, createMergePatch } from "./merge-patch.js";
 export { applyStrategicMergePatch } from "./strategic-merge-patch.js";
 export { createTwoWayMergePatch } from "./strategic-merge-diff.js";

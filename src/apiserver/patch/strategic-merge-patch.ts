@@ -8,10 +8,13 @@ import { checkDepth, PatchError } from "./patch-error.js";
 import { fieldSchema, mergesList, type TypeSchema } from "./patch-schema.js";
 import { canonicalJson, deepClone, deleteOwn, getOwn, hasOwn, isJsonObject, jsonTypeName, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 
-/** The `$patch` directive key and the directive prefixes of strategicpatch. */
+/** DIRECTIVE_MARKER is the `$patch` key (replace, delete) of a map or list item. */
 export const DIRECTIVE_MARKER = "$patch";
+/** RETAIN_KEYS_DIRECTIVE lists the keys a map keeps. */
 export const RETAIN_KEYS_DIRECTIVE = "$retainKeys";
+/** DELETE_FROM_PRIMITIVE_LIST_PREFIX starts the key of the values to drop from a merged scalar list. */
 export const DELETE_FROM_PRIMITIVE_LIST_PREFIX = "$deleteFromPrimitiveList";
+/** SET_ELEMENT_ORDER_PREFIX starts the key of the order a merged list must end up in. */
 export const SET_ELEMENT_ORDER_PREFIX = "$setElementOrder";
 
 /** Messages of k8s.io/apimachinery/pkg/util/mergepatch/errors.go. */
