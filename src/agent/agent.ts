@@ -655,7 +655,8 @@ export class Agent implements AgentApi {
 
   /**
    * detach stops the agent but leaves every container running, for a later agent with the same
-   * state directory to adopt (only runtimes whose containers outlive the agent, such as CRI).
+   * state directory to adopt (only runtimes whose containers outlive the agent: CRI, and the
+   * process runtime with its supervisor helper).
    */
   async detach(): Promise<void> {
     this.closing = true;

@@ -197,3 +197,27 @@ export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number)
   const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
   status.conditions.sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
 }
+
+/** UNKNOWN_LAST_STATE_MESSAGE is the kubelet's message for a running container that vanished from the runtime. */
+export const UNKNOWN_LAST_STATE_MESSAGE = "The container could not be located when the pod was deleted.  The container used to be Running";
+
+/**
+ * keepLostHistory fills in what the runtime no longer knows from the previous status, when the
+ * runtime lists no earlier instance of the container (its containers did not outlive a killed
+ * agent, or were collected). As kubelet convertToAPIContainerStatuses does with the API
+ * server's copy: with no instance yet, the old restart count stays (plus one for an instance
+ * that was running and vanished, unless the pod is being deleted) and a vanished running
+ * instance becomes a ContainerStatusUnknown (137) last state. Beyond the kubelet, a new
+ * instance keeps that last state too (the kubelet would show none once it starts).
+ */
+export function keepLostHistory(status: ContainerStatus, instances: ContainerInstances | undefined, old: ContainerStatus | undefined, deleting: boolean): void {
+  if (!old || instances?.previous || (status.containerID !== undefined && status.containerID === old.containerID)) return;
+  const wasRunning = old.state?.running !== undefined && old.containerID !== undefined;
+  const lost: ContainerState | undefined = wasRunning
+    ? { terminated: { exitCode: 137, reason: "ContainerStatusUnknown", message: UNKNOWN_LAST_STATE_MESSAGE, ...(old.containerID ? { containerID: old.containerID } : {}) } }
+    : old.state?.terminated
+      ? old.state
+      : old.lastState;
+  if (!status.lastState && lost?.terminated) status.lastState = structuredClone(lost);
+  if (!instances?.current) status.restartCount = old.restartCount + (wasRunning && !deleting ? 1 : 0);
+}

@@ -24,7 +24,8 @@ import { containerEnv, expandCommandAndArgs } from "./container-env.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
-import { buildPodStatus, containerStatus, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { buildPodStatus, containerStatus, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { restartCountFromLogDir } from "./log-restart-count.js";
 
 /**
  * The longest a postStart hook may run. The kubelet sets no bound (startContainer waits for the
@@ -320,7 +321,7 @@ export class PodSyncer {
   private async startContainer(record: PodRecord, spec: Container, previous: ContainerInfo | undefined): Promise<void> {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
-    const attempt = previous ? previous.attempt + 1 : 0;
+    const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
     const env = containerEnv(pod, spec, record.podIP);
     const argv = expandCommandAndArgs(spec, env.env);
     if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
@@ -368,6 +369,20 @@ export class PodSyncer {
         if (containerShouldRestart(spec, record.pod.spec, killed.exitCode)) record.startErrors.set(spec.name, { reason: POST_START_HOOK_ERROR, message: failure });
       }
     }
+  }
+
+  /**
+   * firstAttempt numbers an instance when the runtime knows no earlier one. kubelet startContainer
+   * then goes on from the container's log directory (calcRestartCountByLogDir), so that every
+   * instance keeps its own log; the directory is read only when the pod's previous status shows
+   * an earlier instance (a fresh container starts at 0 without touching the disk).
+   */
+  private async firstAttempt(record: PodRecord, spec: Container): Promise<number> {
+    const pod = record.pod;
+    const status = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    const earlier = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((c) => c.name === spec.name);
+    if (earlier?.containerID === undefined && !earlier?.restartCount) return 0;
+    return restartCountFromLogDir(`${record.sandboxConfig!.logDirectory}/${spec.name}`);
   }
 
   private startFailed(record: PodRecord, spec: Container, reason: string, err: unknown): void {
@@ -454,11 +469,18 @@ export class PodSyncer {
     const uid = pod.metadata.uid ?? "";
     const previous = this.d.statusManager.getPodStatus(uid);
     const waitingFor = (name: string): Waiting | undefined => waiting.get(name) ?? record.startErrors.get(name);
+    const deleting = pod.metadata.deletionTimestamp !== undefined;
+    const oldStatus = (name: string, init: boolean): ContainerStatus | undefined => (init ? previous?.initContainerStatuses : previous?.containerStatuses)?.find((s) => s.name === name);
+    const render = (c: Container, init: boolean, defaultWaiting: string): ContainerStatus => {
+      const status = containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, defaultWaiting);
+      keepLostHistory(status, groups.get(c.name), oldStatus(c.name, init), deleting);
+      return status;
+    };
     const status = buildPodStatus({
       pod,
       previous,
-      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "PodInitializing")),
-      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, initDone ? "ContainerCreating" : "PodInitializing")),
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => render(c, true, "PodInitializing")),
+      containerStatuses: pod.spec.containers.map((c) => render(c, false, initDone ? "ContainerCreating" : "PodInitializing")),
       sandboxReady: record.sandboxId !== undefined,
       podIP: record.podIP,
       hostIP: this.d.hostIP,

@@ -9,6 +9,7 @@ import { Agent } from "../agent/agent.js";
 import { applyManifest, checkManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { StateDirectoryLock } from "../agent/state-lock.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
+import { defaultSupervisorPath, supervisorAvailable } from "../runtime/process/supervised-process.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
@@ -42,7 +43,7 @@ Flags:
       --runtime NAME     process (default): each container is a local process group;
                          cri: real containers through containerd's CRI (images must be present)
       --cri-socket PATH  the CRI socket (default $PROBELET_CRI_SOCKET, else /run/containerd/containerd.sock)
-      --leave-running    on exit, leave containers running for the next agent to adopt (cri only)
+      --leave-running    on exit, leave containers running for the next agent to adopt
       --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one); off loopback
                          the API is served over HTTPS only
       --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
@@ -70,7 +71,9 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   if (files.length === 0 && values.manifests === undefined) throw new UsageError("nothing to run: give -f FILE or --manifests DIR");
   const runtimeName = values.runtime ?? "process";
   if (runtimeName !== "process" && runtimeName !== "cri") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process", "cri"`);
-  if (values["leave-running"] && runtimeName !== "cri") throw new UsageError("--leave-running needs --runtime cri: process containers cannot outlive the agent");
+  if (values["leave-running"] && runtimeName === "process" && !(await supervisorAvailable())) {
+    throw new UsageError(`--leave-running needs the process supervisor helper (${defaultSupervisorPath()}, built by npm run build with a C compiler): without it process containers cannot outlive the agent`);
+  }
   if (values.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE");
   if ((values["tls-cert-file"] === undefined) !== (values["tls-private-key-file"] === undefined)) throw new UsageError("--tls-cert-file and --tls-private-key-file go together");
   const listen = values.listen ?? DEFAULT_LISTEN;

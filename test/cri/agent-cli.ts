@@ -7,10 +7,23 @@ import { readTokenFileIfPresent, tokenPath } from "../../src/server/agent-token.
  * answer (yet: its token may not be written) or answers an error.
  */
 export async function getJson<T>(url: string, stateDir: string): Promise<T | undefined> {
+  const res = await agentGet(url, stateDir);
+  return res === undefined ? undefined : ((await res.json()) as T);
+}
+
+/** getText is getJson for text answers (logs). */
+export async function getText(url: string, stateDir: string): Promise<string | undefined> {
+  const res = await agentGet(url, stateDir);
+  return res === undefined ? undefined : res.text();
+}
+
+async function agentGet(url: string, stateDir: string): Promise<Response | undefined> {
   try {
     const token = await readTokenFileIfPresent(tokenPath(stateDir));
     const res = await fetch(url, { signal: AbortSignal.timeout(2000), headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
-    return res.ok ? ((await res.json()) as T) : undefined;
+    if (res.ok) return res;
+    await res.arrayBuffer();
+    return undefined;
   } catch {
     return undefined;
   }

@@ -6,18 +6,50 @@
 // "starting" is internal (reported as "created", like containerd's Starting flag) and keeps two
 // starts from racing. The container leads its own process group: stop signals the whole group,
 // and when the leader exits the rest of the group is killed too (as the kernel does to a PID
-// namespace whose init exits), so no orphans stay behind. Processes that leave the group
-// (setsid) are out of reach; their hold on the output pipes is cut after LOG_DRAIN_AFTER_EXIT_MS.
-import { spawn, type ChildProcess } from "node:child_process";
+// namespace whose init exits), so no orphans stay behind. Who runs the process and writes its
+// log (the supervisor helper, or the agent through pipes) is the ProcessStarter's business.
 import type { Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { ContainerConfig, ContainerInfo, ContainerState } from "../runtime.js";
-import { LaunchError, spawnFailureMessage, type LaunchSpec } from "./container-launch.js";
-import { CriLogWriter } from "./cri-log-writer.js";
-import { exitReason, exitStatus, signalGroup } from "./process-group.js";
+import { LaunchError, type LaunchSpec } from "./container-launch.js";
+import { signalGroup } from "./process-group.js";
 
-/** LOG_DRAIN_AFTER_EXIT_MS bounds how long output is still read once the leader has exited. */
-export const LOG_DRAIN_AFTER_EXIT_MS = 2000;
+/** ProcessExit is how a container's process ended, once its log is complete. */
+export interface ProcessExit {
+  exitCode: number;
+  /** "Completed", "Error", or "Unknown" when the exit could not be learnt. */
+  reason: string;
+  /** When the group leader exited, ms since the epoch. */
+  finishedAt: number;
+}
+
+/** RunningProcess is a started container process group. */
+export interface RunningProcess {
+  /** The group leader's PID, which is also the group ID. */
+  pid: number;
+  /** Settles once the leader has exited and the log is complete; never rejects. */
+  exited: Promise<ProcessExit>;
+  /**
+   * isOurs tells whether `pid` still names this container's leader (not a recycled PID); when
+   * given, no signal is sent unless it says so.
+   */
+  isOurs?: () => boolean;
+}
+
+/** ProcessStarter starts a container process; it rejects with a LaunchError when it cannot. */
+export type ProcessStarter = (launch: LaunchSpec) => Promise<RunningProcess>;
+
+/** ContainerSnapshot is the part of a container that changes over its life (what is persisted). */
+export interface ContainerSnapshot {
+  /** "starting" is never persisted: a start cut short by the agent's death reads as created. */
+  state: Exclude<LifecycleState, "starting">;
+  pid?: number;
+  startedAt: number;
+  finishedAt: number;
+  exitCode: number;
+  reason: string;
+  message: string;
+}
 
 /** START_ERROR_REASON and START_ERROR_EXIT_CODE are containerd's values for a failed start. */
 export const START_ERROR_REASON = "StartError";
@@ -35,7 +67,7 @@ export interface ContainerExecContext {
 
 /** ContainerProcess is one container record and, once started, its process group. */
 export class ContainerProcess {
-  /** Current state; changed only by transition(). */
+  /** Current state; changed only by transition(), and by restore() when a container is adopted. */
   private lifecycle: LifecycleState = "created";
   /** Times in ms since the epoch; 0 until they happen. */
   private startedAt = 0;
@@ -43,8 +75,10 @@ export class ContainerProcess {
   private exitCode = 0;
   private reason = "";
   private message = "";
-  /** The group leader; set while starting/running, kept after exit for its PID. */
-  private child: ChildProcess | undefined;
+  /** The group leader's PID; set once running, kept after exit. */
+  private leaderPid: number | undefined;
+  /** The running process, while there is one. */
+  private process: RunningProcess | undefined;
   /** Aborted when the container reaches "exited"; cancels every wait tied to this container. */
   private readonly exitedController = new AbortController();
   private readonly exited: Promise<void>;
@@ -76,7 +110,7 @@ export class ContainerProcess {
 
   /** pid is the group leader's PID (also the group ID), once spawned. */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.leaderPid;
   }
 
   /**
@@ -130,41 +164,52 @@ export class ContainerProcess {
   }
 
   /**
-   * start spawns the container's process in a new process group with its output going to the
-   * log. The caller has already moved the container to "starting". On failure the container is
-   * "exited" with StartError/128 and the LaunchError is rethrown.
+   * start runs the container's process through `starter`. The caller has already moved the
+   * container to "starting". On failure the container is "exited" with StartError/128 and the
+   * LaunchError is rethrown.
    */
-  async start(launch: LaunchSpec, logWriterFactory: () => Promise<CriLogWriter>): Promise<void> {
-    let writer: CriLogWriter;
+  async start(launch: LaunchSpec, starter: ProcessStarter): Promise<void> {
+    let running: RunningProcess;
     try {
-      writer = await logWriterFactory();
+      running = await starter(launch);
     } catch (err) {
-      throw this.failStart(`failed to create and open log file: ${(err as Error).message}`);
+      throw this.failStart(err instanceof Error ? err.message : String(err));
     }
-    const child = spawn(launch.file, launch.argv.slice(1), {
-      argv0: launch.argv[0] ?? launch.file,
-      env: launch.env,
-      cwd: launch.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      // setsid(): the container leads a new process group (and session), so it can be signalled
-      // as a whole. The handle stays referenced: exit events must reach the runtime.
-      detached: true,
-    });
-    const spawnError = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-      child.once("spawn", () => resolve(undefined));
-      child.once("error", resolve);
-    });
-    if (spawnError) {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      await writer.close();
-      throw this.failStart(spawnFailureMessage(launch.file, spawnError.code));
-    }
-    this.child = child;
-    if (child.stdout) writer.attach(child.stdout, "stdout");
-    if (child.stderr) writer.attach(child.stderr, "stderr");
-    child.once("exit", (code, signal) => void this.onLeaderExit(child, writer, code, signal));
+    this.follow(running);
     this.transition(["starting"], "running");
+  }
+
+  /**
+   * restore puts the container into a state a previous runtime recorded: created, exited, or
+   * running (then `running` is the adopted process, followed to its exit).
+   */
+  restore(snapshot: ContainerSnapshot, running: RunningProcess | undefined): void {
+    this.startedAt = snapshot.startedAt;
+    this.finishedAt = snapshot.finishedAt;
+    this.exitCode = snapshot.exitCode;
+    this.reason = snapshot.reason;
+    this.message = snapshot.message;
+    this.leaderPid = snapshot.pid;
+    if (snapshot.state === "created") return;
+    if (snapshot.state === "exited" || !running) {
+      this.transition(["created"], "exited");
+      return;
+    }
+    this.lifecycle = "running";
+    this.follow(running);
+  }
+
+  /** snapshot returns what a later runtime needs to restore this container. */
+  snapshot(): ContainerSnapshot {
+    return {
+      state: this.lifecycle === "starting" ? "created" : this.lifecycle,
+      ...(this.leaderPid !== undefined ? { pid: this.leaderPid } : {}),
+      startedAt: this.startedAt,
+      finishedAt: this.finishedAt,
+      exitCode: this.exitCode,
+      reason: this.reason,
+      message: this.message,
+    };
   }
 
   /**
@@ -189,7 +234,7 @@ export class ContainerProcess {
    */
   async stop(timeoutMs: number): Promise<void> {
     if (this.lifecycle !== "running") return;
-    const pgid = this.child?.pid;
+    const pgid = this.leaderPid;
     if (pgid === undefined) return;
     if (timeoutMs > 0) {
       if (!this.stopSignalSent) {
@@ -202,28 +247,24 @@ export class ContainerProcess {
     await this.exited;
   }
 
-  /** onLeaderExit records the exit once the rest of the group is killed and the log is drained. */
-  private async onLeaderExit(child: ChildProcess, writer: CriLogWriter, code: number | null, signal: NodeJS.Signals | null): Promise<void> {
-    const finishedAt = this.clock.now();
-    if (child.pid !== undefined) this.sendToGroup(child.pid, "SIGKILL");
-    const drainBound = new AbortController();
-    const drained = writer.streamsDone().then(() => drainBound.abort());
-    await Promise.race([drained, this.clock.sleep(LOG_DRAIN_AFTER_EXIT_MS, drainBound.signal)]);
-    if (!drainBound.signal.aborted) {
-      this.logger.warn("container output still held open after exit; closing it", { containerId: this.id });
-      writer.destroyStreams();
-    }
-    drainBound.abort();
-    await writer.close().catch((err: unknown) => this.logger.error("closing container log failed", { containerId: this.id, err }));
-    // The exit becomes visible only now, with the log complete (containerd also waits for the
-    // task's IO before it reports the exit), but finishedAt is the time the leader exited.
-    this.finishedAt = finishedAt;
-    this.exitCode = exitStatus(code, signal);
-    this.reason = exitReason(this.exitCode);
-    this.transition(["running"], "exited");
+  /** follow records the process's exit once it is known. */
+  private follow(running: RunningProcess): void {
+    this.leaderPid = running.pid;
+    this.process = running;
+    void running.exited.then((exit) => {
+      this.finishedAt = exit.finishedAt;
+      this.exitCode = exit.exitCode;
+      this.reason = exit.reason;
+      this.process = undefined;
+      this.transition(["running"], "exited");
+    });
   }
 
   private sendToGroup(pgid: number, signal: NodeJS.Signals): void {
+    if (this.process?.isOurs && !this.process.isOurs()) {
+      this.logger.warn("not signalling a container whose PID now names another process", { containerId: this.id, pid: pgid, signal });
+      return;
+    }
     try {
       signalGroup(pgid, signal);
     } catch (err) {

@@ -1,7 +1,9 @@
-// GroupRecords: the process runtime's note of every container process group it started, kept in
-// the agent's state directory. Process containers cannot outlive the agent's log pipes, but if the
-// agent is killed (kill -9) some of them may linger; the next agent reaps exactly those groups
-// (identified by PGID and start time, so a reused PID is never touched) before it starts anything.
+// GroupRecords: the process runtime's note of every container process group it started through
+// pipes (the fallback without the supervisor helper), kept in the agent's state directory. Such
+// containers cannot outlive the agent's log pipes, but if the agent is killed (kill -9) some of
+// them may linger; the next agent reaps exactly those groups (identified by PGID and start time,
+// so a reused PID is never touched) before it starts anything. Supervised containers are never
+// recorded here: they are adopted instead (runtime-records.ts).
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../util/logger.js";

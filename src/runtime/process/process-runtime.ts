@@ -2,6 +2,7 @@
 // a record. It reports what containerd's CRI plugin reports for the same events (states,
 // reasons, exit codes, log format, error texts), so the agent treats both runtimes alike.
 import { randomBytes } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import type { CommandResult, CommandRunOptions } from "../../probe/command-runner.js";
@@ -19,12 +20,16 @@ import {
   type Runtime,
   type SandboxFilter,
 } from "../runtime.js";
-import { containerArgv, containerCwd, containerEnv, LaunchError, prepareLaunch } from "./container-launch.js";
-import { ContainerProcess } from "./container-process.js";
-import { CriLogWriter } from "./cri-log-writer.js";
+import { MAX_CONTAINER_LOG_LINE_SIZE } from "../log-format.js";
+import { containerArgv, containerCwd, containerEnv, LaunchError, prepareLaunch, type LaunchSpec } from "./container-launch.js";
+import { ContainerProcess, type ProcessStarter } from "./container-process.js";
+import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
 import { validateContainerConfig } from "./validate-config.js";
 import { GroupRecords } from "./group-records.js";
+import { containerRecord, RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
+import { restoreContainer } from "./container-adoption.js";
+import { defaultSupervisorPath, startSupervisedProcess, supervisorAvailable, type SupervisedProcess } from "./supervised-process.js";
 
 /** PROCESS_RUNTIME_NAME is what version() reports as runtimeName. */
 export const PROCESS_RUNTIME_NAME = "probelet-process";
@@ -37,10 +42,14 @@ export interface ProcessRuntimeOptions {
   /** Runs exec commands; when given, the caller owns it (close() leaves it open). */
   runner?: HostCommandRunner;
   /**
-   * The agent's state directory: container process groups are recorded there so that the next
-   * agent can reap groups a killed agent left behind (reapOrphans).
+   * The agent's state directory. With the supervisor helper, sandboxes and containers are
+   * recorded there and a later runtime over the same directory adopts them (they outlive the
+   * agent). Without it, container process groups are recorded there so that the next agent can
+   * reap the groups a killed agent left behind (reapOrphans).
    */
   stateDir?: string;
+  /** The supervisor helper (default: build/probelet-supervisor); used only with a stateDir. */
+  supervisorPath?: string;
 }
 
 const CRI_STATE: Record<ContainerInfo["state"], string> = {
@@ -55,10 +64,16 @@ const CRI_STATE: Record<ContainerInfo["state"], string> = {
  * (pod IP 127.0.0.1, see sandbox.ts); containers run with exactly their configured env, their
  * working dir and their own process group, and their output is written in the CRI log format.
  *
- * Trade-off: the runtime reads every container's stdout and stderr through pipes, so the
- * containers cannot outlive the agent (a container whose log pipe closes would die on SIGPIPE
- * or lose its output). close() therefore kills every container; a restarted agent starts from
- * an empty runtime instead of adopting the previous containers as containerd would.
+ * With a state directory and the supervisor helper (native/supervisor.c), every container runs
+ * under its own supervisor, which writes its log and records its exit, so containers outlive the
+ * agent: a runtime created over the same state directory lists and adopts the same sandboxes and
+ * containers, as containerd does after a restart, and close() leaves them running.
+ *
+ * Fallback (no state directory, or no supervisor binary: no C compiler at build time): the
+ * runtime reads every container's stdout and stderr through pipes, so the containers cannot
+ * outlive the agent (a container whose log pipe closes would die on SIGPIPE or lose its output).
+ * close() then kills every container, and the next runtime starts empty after reaping the groups
+ * a killed agent left behind (reapOrphans).
  */
 export class ProcessRuntime implements Runtime {
   readonly type = "process";
@@ -70,10 +85,20 @@ export class ProcessRuntime implements Runtime {
   private readonly containers = new Map<string, ContainerProcess>();
   /** Reserved container names (name_pod_namespace_uid_attempt) → container ID, as containerd keeps. */
   private readonly names = new Map<string, string>();
+  /** Container ID → its reserved name. */
+  private readonly containerNames = new Map<string, string>();
   /** Starts in flight, so close() and removeContainer() can wait for them. */
   private readonly starting = new Map<string, Promise<void>>();
   private closing: Promise<void> | undefined;
   private readonly groups: GroupRecords | undefined;
+  private readonly records: RuntimeRecords | undefined;
+  private readonly supervisorPath: string;
+  /** Set once recovery decided: true when containers run under the supervisor. */
+  private supervised = false;
+  /** Recovery of a previous runtime's records; every call waits for it. */
+  private readonly ready: Promise<void>;
+  /** Aborted by close(): adopted containers stop being followed. */
+  private readonly closed = new AbortController();
 
   constructor(options: ProcessRuntimeOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -83,14 +108,27 @@ export class ProcessRuntime implements Runtime {
       options.runner ??
       new HostCommandRunner({ resolveContext: (id) => this.runningContainer(id).execContext, clock: this.clock, logger: this.logger });
     this.groups = options.stateDir === undefined ? undefined : new GroupRecords(options.stateDir, this.logger);
+    this.records = options.stateDir === undefined ? undefined : new RuntimeRecords(options.stateDir, this.logger);
+    this.supervisorPath = options.supervisorPath ?? defaultSupervisorPath();
+    // Every supervised container listens on the close signal: no listener limit.
+    setMaxListeners(0, this.closed.signal);
+    this.ready = this.recover().catch((err: unknown) => this.logger.error("Cannot recover the process runtime's records", { err }));
   }
 
   /**
    * reapOrphans kills the container process groups that a previous agent with the same state
-   * directory left running when it was killed (they cannot be adopted: their log pipes are gone).
+   * directory left running when it was killed and that cannot be adopted: those it ran through
+   * pipes (without the supervisor), whose log pipes are gone. Supervised containers are adopted.
    */
   async reapOrphans(): Promise<number> {
+    await this.ready;
     return (await this.groups?.reapOrphans()) ?? 0;
+  }
+
+  /** outlivesAgent tells whether this runtime's containers keep running once the agent is gone. */
+  async outlivesAgent(): Promise<boolean> {
+    await this.ready;
+    return this.supervised;
   }
 
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
@@ -100,42 +138,50 @@ export class ProcessRuntime implements Runtime {
   // ---- sandboxes -------------------------------------------------------------------------
 
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
+    await this.ready;
     this.assertOpen();
     const sandbox = new ProcessSandbox(newId(), copySandboxConfig(config), this.clock.now());
     this.sandboxes.set(sandbox.id, sandbox);
+    await this.saveSandbox(sandbox);
     this.logger.debug("sandbox created", { sandboxId: sandbox.id, pod: config.name, podUID: config.podUid });
     return sandbox.id;
   }
 
   /** stopPodSandbox SIGKILLs every container group of the sandbox at once and waits for them. */
   async stopPodSandbox(sandboxId: string): Promise<void> {
+    await this.ready;
     const sandbox = this.sandbox(sandboxId);
     sandbox.stopping ??= (async () => {
       await Promise.all(this.containersOf(sandboxId).map((c) => this.forceStop(c)));
       sandbox.markNotReady();
+      await this.saveSandbox(sandbox);
     })();
     await sandbox.stopping;
   }
 
   /** removePodSandbox stops the sandbox, then removes it and its containers. Unknown IDs are ignored (CRI: idempotent). */
   async removePodSandbox(sandboxId: string): Promise<void> {
+    await this.ready;
     if (!this.sandboxes.has(sandboxId)) return;
     await this.stopPodSandbox(sandboxId);
     await Promise.all(this.containersOf(sandboxId).map((c) => this.removeContainer(c.id)));
-    this.sandboxes.delete(sandboxId);
+    if (this.sandboxes.delete(sandboxId)) await this.records?.removeSandbox(sandboxId);
   }
 
   async podSandboxStatus(sandboxId: string): Promise<PodSandboxStatus> {
+    await this.ready;
     return this.sandbox(sandboxId).status();
   }
 
   async listPodSandboxes(filter?: SandboxFilter): Promise<PodSandboxStatus[]> {
+    await this.ready;
     return [...this.sandboxes.values()].filter((s) => s.matches(filter)).map((s) => s.status());
   }
 
   // ---- containers ------------------------------------------------------------------------
 
   async createContainer(sandboxId: string, config: ContainerConfig, sandboxConfig: PodSandboxConfig): Promise<string> {
+    await this.ready;
     this.assertOpen();
     if (!this.sandboxes.has(sandboxId)) throw notFound(`failed to find sandbox id "${sandboxId}": not found`);
     const id = newId();
@@ -157,10 +203,13 @@ export class ProcessRuntime implements Runtime {
     const container = new ContainerProcess(id, sandboxId, copy, logPath, execContext, this.clock.now(), this.clock, this.logger);
     this.containers.set(id, container);
     this.names.set(name, id);
+    this.containerNames.set(id, name);
+    await this.saveContainer(container);
     return id;
   }
 
   async startContainer(containerId: string): Promise<void> {
+    await this.ready;
     this.assertOpen();
     const container = this.container(containerId);
     if (!container.transition(["created"], "starting")) {
@@ -178,6 +227,7 @@ export class ProcessRuntime implements Runtime {
 
   /** stopContainer: SIGTERM the group, SIGKILL after timeoutSeconds; resolves once reaped. */
   async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
+    await this.ready;
     const container = this.container(containerId);
     await this.starting.get(containerId);
     await container.stop(Math.max(0, timeoutSeconds) * 1000);
@@ -185,19 +235,25 @@ export class ProcessRuntime implements Runtime {
 
   /** removeContainer stops a running container without grace, then forgets it; the log file stays. */
   async removeContainer(containerId: string): Promise<void> {
+    await this.ready;
     const container = this.containers.get(containerId);
     if (!container) return; // CRI: removing a removed container is not an error.
     await this.forceStop(container);
     if (this.containers.get(containerId) !== container) return;
     this.containers.delete(containerId);
-    for (const [name, holder] of this.names) if (holder === containerId) this.names.delete(name);
+    const name = this.containerNames.get(containerId);
+    this.containerNames.delete(containerId);
+    if (name !== undefined && this.names.get(name) === containerId) this.names.delete(name);
+    await this.records?.removeContainer(containerId);
   }
 
   async containerStatus(containerId: string): Promise<ContainerInfo> {
+    await this.ready;
     return this.container(containerId).info();
   }
 
   async listContainers(filter?: ContainerFilter): Promise<ContainerInfo[]> {
+    await this.ready;
     return [...this.containers.values()]
       .filter((c) => filter?.podSandboxId === undefined || c.sandboxId === filter.podSandboxId)
       .filter((c) => filter?.state === undefined || c.state === filter.state)
@@ -206,20 +262,29 @@ export class ProcessRuntime implements Runtime {
   }
 
   async relistContainers(): Promise<ContainerSummary[]> {
+    await this.ready;
     return [...this.containers.entries()].map(([id, c]) => ({ id, podSandboxId: c.sandboxId, state: c.state }));
   }
 
   /** runInContainer runs argv on the host with the container's env and working dir (CRI ExecSync). */
   async runInContainer(containerId: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
+    await this.ready;
     const { env, cwd } = this.runningContainer(containerId).execContext;
     return this.runner.run(argv, { env, cwd, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
   }
 
-  /** close kills every container group, reaps them, closes their logs and the owned runner. Idempotent. */
+  /**
+   * close kills every container group run through pipes (they cannot outlive the agent), reaps
+   * them and closes their logs; supervised containers keep running for the next runtime over the
+   * same state directory. Then it closes the owned runner. Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      await this.ready;
       await Promise.all(this.starting.values());
-      await Promise.all([...this.containers.values()].map((c) => this.forceStop(c)));
+      this.closed.abort();
+      if (!this.supervised) await Promise.all([...this.containers.values()].map((c) => this.forceStop(c)));
+      await this.records?.idle();
       if (this.ownsRunner) await this.runner.close();
     })();
     return this.closing;
@@ -239,7 +304,11 @@ export class ProcessRuntime implements Runtime {
     try {
       if (!sandbox?.ready) throw new LaunchError(`sandbox container "${container.sandboxId}" is not running`);
       const launch = await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd);
-      await container.start(launch, () => CriLogWriter.open(container.logPath, { clock: this.clock, logger: this.logger }));
+      if (this.supervised) {
+        await this.launchSupervised(container, launch);
+        return;
+      }
+      await container.start(launch, (spec) => startPipedProcess(spec, { containerId: container.id, logPath: container.logPath, clock: this.clock, logger: this.logger }));
       this.logger.debug("container started", { containerId: container.id, containerName: config.name, pid: container.pid });
       const groups = this.groups;
       if (groups && container.pid !== undefined) {
@@ -252,8 +321,83 @@ export class ProcessRuntime implements Runtime {
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       container.failStart(message);
+      await this.saveContainer(container);
       throw new RuntimeError("StartFailed", message, { cause: err });
     }
+  }
+
+  /** launchSupervised starts a container under its supervisor and records it for adoption. */
+  private async launchSupervised(container: ContainerProcess, launch: LaunchSpec): Promise<void> {
+    const records = this.records!;
+    let started: SupervisedProcess | undefined;
+    const starter: ProcessStarter = async (spec) => {
+      started = await startSupervisedProcess(spec, {
+        binary: this.supervisorPath,
+        logPath: container.logPath,
+        statePath: records.exitPath(container.id),
+        maxLineSize: MAX_CONTAINER_LOG_LINE_SIZE,
+        clock: this.clock,
+        stop: this.closed.signal,
+        onSpawn: (supervisor) => this.saveContainer(container, { supervisor }),
+        logger: this.logger,
+      });
+      return started;
+    };
+    await container.start(launch, starter);
+    this.logger.debug("container started", { containerId: container.id, containerName: container.config.name, pid: container.pid, supervised: true });
+    await this.saveContainer(container, started);
+    this.saveOnExit(container, started);
+  }
+
+  /** saveOnExit records the container's exit once it is seen (the supervisor's state file stays too). */
+  private saveOnExit(container: ContainerProcess, identities: Pick<ContainerRecord, "leader" | "supervisor"> | undefined): void {
+    void container.waitExited().then(() => {
+      if (this.containers.get(container.id) === container) return this.saveContainer(container, identities);
+      return undefined;
+    });
+  }
+
+  private async saveSandbox(sandbox: ProcessSandbox): Promise<void> {
+    if (!this.supervised) return;
+    await this.records?.saveSandbox({ version: RECORD_VERSION, id: sandbox.id, config: sandbox.config, createdAt: sandbox.createdAt, ready: sandbox.ready });
+  }
+
+  private async saveContainer(container: ContainerProcess, identities?: Pick<ContainerRecord, "leader" | "supervisor">): Promise<void> {
+    if (!this.supervised) return;
+    await this.records?.saveContainer(containerRecord(container, this.containerNames.get(container.id) ?? "", identities));
+  }
+
+  /**
+   * recover decides how containers run and, when they run under the supervisor, adopts the
+   * sandboxes and containers a previous runtime over the same state directory left: live ones
+   * stay running (same PIDs), those that exited meanwhile show their recorded exit.
+   */
+  private async recover(): Promise<void> {
+    if (!this.records) return;
+    if (!(await supervisorAvailable(this.supervisorPath))) {
+      this.logger.warn("Process containers will not outlive the agent: the supervisor helper is missing (build it with a C compiler: npm run build); they run through pipes and stop with the agent", { supervisor: this.supervisorPath });
+      return;
+    }
+    this.supervised = true;
+    const { sandboxes, containers } = await this.records.load();
+    for (const record of sandboxes) {
+      const sandbox = new ProcessSandbox(record.id, record.config, record.createdAt);
+      if (!record.ready) sandbox.markNotReady();
+      this.sandboxes.set(sandbox.id, sandbox);
+    }
+    await Promise.all(containers.map((record) => this.adopt(record)));
+    if (sandboxes.length + containers.length > 0) this.logger.info("Adopted the process runtime's sandboxes and containers", { sandboxes: sandboxes.length, containers: containers.length });
+  }
+
+  /** adopt restores one recorded container, following it if it still runs. */
+  private async adopt(record: ContainerRecord): Promise<void> {
+    const options = { exitPath: this.records!.exitPath(record.id), clock: this.clock, stop: this.closed.signal, logger: this.logger };
+    const { container, changed, identities } = await restoreContainer(record, options);
+    this.containers.set(record.id, container);
+    this.containerNames.set(record.id, record.name);
+    if (record.name !== "") this.names.set(record.name, record.id);
+    if (changed) await this.saveContainer(container, identities);
+    if (container.state === "running") this.saveOnExit(container, identities);
   }
 
   private async forceStop(container: ContainerProcess): Promise<void> {

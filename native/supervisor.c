@@ -1,0 +1,436 @@
+/*
+ * probelet-supervisor: watches ONE process-runtime container, like containerd's shim or conmon,
+ * so that the container outlives the agent that started it.
+ *
+ * The agent starts it detached (own session; it is not the agent's to reap once the agent is
+ * gone) with the container spec on stdin. It forks the container into its own session and
+ * process group, answers on stdout, then reads the container's stdout and stderr and writes them
+ * into the container log in the CRI format, line-split exactly as the agent's own writer does
+ * (src/runtime/process/cri-line-splitter.ts). Once the group leader has exited, the rest of its
+ * group is killed, the pipes are drained (at most DRAIN_AFTER_EXIT_MS), the log is closed and the
+ * exit is recorded in the state file (atomically: a temporary file, then rename), then it exits.
+ *
+ * Protocol (src/runtime/process/supervisor-protocol.ts is the other side):
+ *   stdin  = "probelet-supervisor/1" NUL, then NUL-terminated fields: log path ("" = no log),
+ *            state file path, working dir, executable path, max line size (decimal),
+ *            argc (decimal), argv..., envc (decimal), "K=V" env entries...; at most MAX_SPEC bytes
+ *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
+ *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
+ * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
+ * max line size + 2 bytes of an unfinished line per stream.
+ *   state  = "code=<exit code>\n" or "signal=<signal number>\n", then "finished_at_ns=<unix ns>\n"
+ * The agent stops a container by signalling its process group itself; SIGTERM or SIGINT sent to
+ * the supervisor is forwarded to the group.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC "probelet-supervisor/1"
+#define MAX_SPEC (8u << 20)
+#define MAX_ITEMS 65536
+#define MAX_LINE_LIMIT (1u << 20)
+#define READ_CHUNK 65536
+#define OUT_BUF 65536
+#define DRAIN_AFTER_EXIT_MS 2000
+
+/* stream_t is one container output stream and its unfinished line (at most max_line + 2 bytes). */
+typedef struct {
+  int fd;             /* read end; -1 once closed */
+  const char *name;   /* "stdout" or "stderr" */
+  unsigned char *pending;
+  size_t plen;
+} stream_t;
+
+static int log_fd = -1;     /* -1: output is discarded */
+static int log_broken;      /* set after a write error: later output is dropped */
+static size_t max_line;
+static unsigned char out_buf[OUT_BUF];
+static size_t out_len;
+static char stamp[40];      /* the current chunk's "<timestamp> " */
+
+static int64_t monotonic_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* write_all writes everything, retrying on EINTR and short writes; -1 on error. */
+static int write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;
+    p += n;
+    len -= (size_t)n;
+  }
+  return 0;
+}
+
+static void flush_out(void) {
+  if (out_len > 0 && log_fd >= 0 && !log_broken && write_all(log_fd, out_buf, out_len) != 0) log_broken = 1;
+  out_len = 0;
+}
+
+static void put(const void *data, size_t len) {
+  const unsigned char *p = data;
+  while (len > 0) {
+    if (out_len == OUT_BUF) flush_out();
+    size_t n = OUT_BUF - out_len < len ? OUT_BUF - out_len : len;
+    memcpy(out_buf + out_len, p, n);
+    out_len += n;
+    p += n;
+    len -= n;
+  }
+}
+
+/* set_stamp formats the wall clock as Go's RFC3339Nano in UTC (trailing fraction zeros trimmed). */
+static void set_stamp(void) {
+  struct timespec ts;
+  struct tm tm;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  gmtime_r(&ts.tv_sec, &tm);
+  size_t n = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (ts.tv_nsec != 0) {
+    char frac[16];
+    snprintf(frac, sizeof frac, ".%09ld", ts.tv_nsec);
+    size_t f = strlen(frac);
+    while (frac[f - 1] == '0') frac[--f] = '\0';
+    memcpy(stamp + n, frac, f);
+    n += f;
+  }
+  memcpy(stamp + n, "Z ", 3);
+}
+
+static void emit(const stream_t *s, char tag, const unsigned char *content, size_t len) {
+  if (log_fd < 0 || log_broken) return;
+  char head[16];
+  int h = snprintf(head, sizeof head, "%s %c ", s->name, tag);
+  put(stamp, strlen(stamp));
+  put(head, (size_t)h);
+  put(content, len);
+  put("\n", 1);
+}
+
+static size_t effective_len(const stream_t *s) {
+  return s->plen - (s->plen > 0 && s->pending[s->plen - 1] == '\r' ? 1 : 0);
+}
+
+/* hold appends part of a line (no "\n" in it); every max_line bytes beyond which the line is
+ * known to go on become a P entry. A trailing "\r" does not count yet: it is dropped if "\n"
+ * comes next. Between calls effective_len <= max_line, so plen <= max_line + 1. */
+static void hold(stream_t *s, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    size_t room = max_line + 2 - s->plen;
+    size_t k = n < room ? n : room;
+    memcpy(s->pending + s->plen, p, k);
+    s->plen += k;
+    p += k;
+    n -= k;
+    while (effective_len(s) > max_line) {
+      emit(s, 'P', s->pending, max_line);
+      memmove(s->pending, s->pending + max_line, s->plen - max_line);
+      s->plen -= max_line;
+    }
+  }
+}
+
+/* feed cuts one chunk into entries: a line ends at "\n" (a "\r" before it is dropped). */
+static void feed(stream_t *s, const unsigned char *p, size_t n) {
+  while (n > 0) {
+    const unsigned char *nl = memchr(p, '\n', n);
+    size_t part = nl ? (size_t)(nl - p) : n;
+    hold(s, p, part);
+    if (!nl) return;
+    size_t len = s->plen;
+    if (len > 0 && s->pending[len - 1] == '\r') len--;
+    emit(s, 'F', s->pending, len);
+    s->plen = 0;
+    p += part + 1;
+    n -= part + 1;
+  }
+}
+
+/* finish flushes an unfinished last line as P entries and closes the stream. */
+static void finish(stream_t *s) {
+  if (s->fd < 0) return;
+  close(s->fd);
+  s->fd = -1;
+  set_stamp();
+  size_t at = 0;
+  while (s->plen - at > max_line) {
+    emit(s, 'P', s->pending + at, max_line);
+    at += max_line;
+  }
+  if (s->plen > at) emit(s, 'P', s->pending + at, s->plen - at);
+  s->plen = 0;
+  flush_out();
+}
+
+/* pump reads one chunk of a readable stream into the log; EOF or an error closes it. */
+static void pump(stream_t *s) {
+  static unsigned char chunk[READ_CHUNK];
+  ssize_t n = read(s->fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n <= 0) {
+    finish(s);
+    return;
+  }
+  set_stamp();
+  feed(s, chunk, (size_t)n);
+  flush_out();
+}
+
+/* spec_t is the parsed stdin spec; every string points into the spec buffer. */
+typedef struct {
+  const char *log_path, *state_path, *cwd, *file;
+  char **argv, **envp;
+} spec_t;
+
+static char *spec_buf;
+static size_t spec_len, spec_at;
+
+static const char *next_field(void) {
+  if (spec_at >= spec_len) return NULL;
+  char *start = spec_buf + spec_at;
+  char *nul = memchr(start, '\0', spec_len - spec_at);
+  if (!nul) return NULL;
+  spec_at = (size_t)(nul - spec_buf) + 1;
+  return start;
+}
+
+static int parse_count(const char *text, unsigned long limit, unsigned long *out) {
+  if (!text || *text == '\0') return -1;
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(text, &end, 10);
+  if (errno != 0 || *end != '\0' || v > limit || text[0] == '-') return -1;
+  *out = v;
+  return 0;
+}
+
+static char **read_list(unsigned long min) {
+  unsigned long n;
+  if (parse_count(next_field(), MAX_ITEMS, &n) != 0 || n < min) return NULL;
+  char **list = calloc(n + 1, sizeof *list);
+  if (!list) return NULL;
+  for (unsigned long i = 0; i < n; i++) {
+    const char *f = next_field();
+    if (!f) return NULL;
+    list[i] = (char *)f;
+  }
+  return list;
+}
+
+/* read_spec reads stdin to EOF (bounded) and parses it; returns what is wrong, or NULL. */
+static const char *read_spec(spec_t *spec) {
+  size_t cap = 65536;
+  spec_buf = malloc(cap);
+  if (!spec_buf) return "memory";
+  for (;;) {
+    if (spec_len == cap) {
+      if (cap >= MAX_SPEC) return "spec too large";
+      cap *= 2;
+      char *grown = realloc(spec_buf, cap);
+      if (!grown) return "memory";
+      spec_buf = grown;
+    }
+    ssize_t n = read(0, spec_buf + spec_len, cap - spec_len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "spec unreadable";
+    if (n == 0) break;
+    spec_len += (size_t)n;
+  }
+  const char *magic = next_field();
+  if (!magic || strcmp(magic, MAGIC) != 0) return "protocol";
+  spec->log_path = next_field();
+  spec->state_path = next_field();
+  spec->cwd = next_field();
+  spec->file = next_field();
+  unsigned long line;
+  if (!spec->log_path || !spec->state_path || !spec->cwd || !spec->file) return "fields";
+  if (spec->state_path[0] == '\0' || spec->file[0] == '\0') return "fields";
+  if (parse_count(next_field(), MAX_LINE_LIMIT, &line) != 0 || line == 0) return "max line";
+  max_line = line;
+  if (!(spec->argv = read_list(1))) return "argv";
+  if (!(spec->envp = read_list(0))) return "env";
+  if (spec_at != spec_len) return "trailing data";
+  return NULL;
+}
+
+static void reply(const char *text) {
+  if (write_all(1, text, strlen(text)) != 0) _exit(1);
+}
+
+/* close_extra_fds closes every descriptor above stderr that the agent may have leaked to us. */
+static void close_extra_fds(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+  for (int fd = 3; fd < max; fd++) close(fd);
+}
+
+/* write_state records the exit atomically: a temporary file beside it, fsync, rename. */
+static void write_state(const char *path, int status, const struct timespec *finished) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return;
+  char text[128];
+  int n = WIFSIGNALED(status)
+              ? snprintf(text, sizeof text, "signal=%d\n", WTERMSIG(status))
+              : snprintf(text, sizeof text, "code=%d\n", WEXITSTATUS(status));
+  n += snprintf(text + n, sizeof text - (size_t)n, "finished_at_ns=%lld\n",
+                (long long)finished->tv_sec * 1000000000LL + finished->tv_nsec);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+  if (fd < 0) return;
+  int ok = write_all(fd, text, (size_t)n) == 0 && fsync(fd) == 0;
+  close(fd);
+  if (!ok || rename(tmp, path) != 0) unlink(tmp);
+}
+
+static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
+  sigset_t none;
+  sigemptyset(&none);
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int err = 0;
+  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) err = errno;
+  if (!err && chdir(spec->cwd) != 0) err = errno;
+  if (!err) {
+    execve(spec->file, spec->argv, spec->envp);
+    err = errno;
+  }
+  (void)write_all(report_w, &err, sizeof err);
+  _exit(127);
+}
+
+int main(void) {
+  close_extra_fds();
+  spec_t spec;
+  const char *problem = read_spec(&spec);
+  if (problem) {
+    char text[64];
+    snprintf(text, sizeof text, "invalid %s\n", problem);
+    reply(text);
+    return 2;
+  }
+  if (spec.log_path[0] != '\0') {
+    log_fd = open(spec.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    if (log_fd < 0) {
+      char text[64];
+      snprintf(text, sizeof text, "logerror %d\n", errno);
+      reply(text);
+      return 1;
+    }
+  }
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGCHLD);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGHUP);
+  sigprocmask(SIG_BLOCK, &mask, NULL);
+  int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+  int out_p[2], err_p[2], report_p[2];
+  if (sig_fd < 0 || pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 || pipe2(report_p, O_CLOEXEC) != 0) {
+    char text[64];
+    snprintf(text, sizeof text, "error %d\n", errno);
+    reply(text);
+    return 1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    char text[64];
+    snprintf(text, sizeof text, "error %d\n", errno);
+    reply(text);
+    return 1;
+  }
+  if (pid == 0) child_exec(&spec, out_p[1], err_p[1], report_p[1]);
+  close(out_p[1]);
+  close(err_p[1]);
+  close(report_p[1]);
+  int exec_err = 0;
+  ssize_t got;
+  do got = read(report_p[0], &exec_err, sizeof exec_err);
+  while (got < 0 && errno == EINTR);
+  close(report_p[0]);
+  if (got > 0) {
+    char text[64];
+    snprintf(text, sizeof text, "error %d\n", exec_err);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    reply(text);
+    return 1;
+  }
+  char text[64];
+  snprintf(text, sizeof text, "started %d\n", (int)pid);
+  reply(text);
+  /* From here on nobody reads our stdio: point it at /dev/null so no write can block or fail. */
+  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    close(devnull);
+  }
+
+  stream_t streams[2] = {{out_p[0], "stdout", malloc(max_line + 2), 0}, {err_p[0], "stderr", malloc(max_line + 2), 0}};
+  if (!streams[0].pending || !streams[1].pending) {
+    kill(-pid, SIGKILL);
+    return 1;
+  }
+  int exited = 0, status = 0;
+  struct timespec finished = {0, 0};
+  int64_t drain_until = 0;
+  for (;;) {
+    int open_streams = (streams[0].fd >= 0) + (streams[1].fd >= 0);
+    if (exited && (open_streams == 0 || monotonic_ms() >= drain_until)) break;
+    struct pollfd fds[3] = {{sig_fd, POLLIN, 0}, {streams[0].fd, POLLIN, 0}, {streams[1].fd, POLLIN, 0}};
+    int timeout = exited ? (int)(drain_until - monotonic_ms()) : -1;
+    if (exited && timeout < 0) timeout = 0;
+    int ready = poll(fds, 3, timeout);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    if (fds[0].revents & POLLIN) {
+      struct signalfd_siginfo info;
+      ssize_t n = read(sig_fd, &info, sizeof info);
+      if (n == (ssize_t)sizeof info && (info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT) && !exited) {
+        kill(-pid, (int)info.ssi_signo);
+      }
+    }
+    if (!exited) {
+      pid_t w = waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        exited = 1;
+        clock_gettime(CLOCK_REALTIME, &finished);
+        kill(-pid, SIGKILL); /* the rest of the group goes with its leader */
+        drain_until = monotonic_ms() + DRAIN_AFTER_EXIT_MS;
+      }
+    }
+    for (int i = 0; i < 2; i++) {
+      if (streams[i].fd >= 0 && (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) pump(&streams[i]);
+    }
+  }
+  if (!exited) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    clock_gettime(CLOCK_REALTIME, &finished);
+  }
+  finish(&streams[0]);
+  finish(&streams[1]);
+  if (log_fd >= 0) close(log_fd);
+  write_state(spec.state_path, status, &finished);
+  return 0;
+}

@@ -1,0 +1,110 @@
+// The agent's side of the probelet-supervisor protocol (native/supervisor.c): the spec written
+// to the supervisor's stdin, its one-line reply, and the exit state file it leaves behind.
+import { constants } from "node:os";
+import type { LaunchSpec } from "./container-launch.js";
+
+/** SUPERVISOR_PROTOCOL is the first field of every spec; the supervisor refuses any other. */
+export const SUPERVISOR_PROTOCOL = "probelet-supervisor/1";
+
+/** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
+export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
+
+/** MAX_STATE_FILE_BYTES bounds how much of an exit state file is read. */
+export const MAX_STATE_FILE_BYTES = 4096;
+
+/** SupervisorSpec is everything the supervisor needs to run and log one container. */
+export interface SupervisorSpec {
+  /** The resolved executable, its argv, complete env and working dir. */
+  launch: LaunchSpec;
+  /** Absolute log file path; "" discards the output. */
+  logPath: string;
+  /** Where the supervisor records the exit. */
+  statePath: string;
+  /** Longest line content per log entry. */
+  maxLineSize: number;
+}
+
+/**
+ * encodeSupervisorSpec renders a spec as NUL-terminated fields. Throws a RangeError for what
+ * the supervisor would refuse (NUL bytes, an oversized spec).
+ */
+export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
+  const { launch } = spec;
+  const env = Object.entries(launch.env).map(([key, value]) => `${key}=${value}`);
+  const fields = [
+    SUPERVISOR_PROTOCOL,
+    spec.logPath,
+    spec.statePath,
+    launch.cwd,
+    launch.file,
+    String(spec.maxLineSize),
+    String(launch.argv.length),
+    ...launch.argv,
+    String(env.length),
+    ...env,
+  ];
+  if (fields.some((f) => f.includes("\0"))) throw new RangeError("supervisor spec: a field contains a NUL byte");
+  const encoded = Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
+  if (encoded.length > MAX_SUPERVISOR_SPEC_BYTES) throw new RangeError(`supervisor spec: ${encoded.length} bytes exceed the limit of ${MAX_SUPERVISOR_SPEC_BYTES}`);
+  return encoded;
+}
+
+/** SupervisorReply is what the supervisor answered to a spec. */
+export type SupervisorReply =
+  | { kind: "started"; pid: number }
+  /** The container could not be executed; `code` is the errno name (e.g. "ENOENT"). */
+  | { kind: "exec-failed"; code: string }
+  /** The log file could not be opened. */
+  | { kind: "log-failed"; code: string }
+  /** The supervisor refused the spec, or answered something unreadable. */
+  | { kind: "invalid"; detail: string };
+
+/** parseSupervisorReply reads the supervisor's one-line answer. */
+export function parseSupervisorReply(text: string): SupervisorReply {
+  const line = text.endsWith("\n") ? text.slice(0, -1) : text;
+  const [word, rest = ""] = splitOnce(line, " ");
+  if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
+  if ((word === "error" || word === "logerror") && /^\d{1,5}$/.test(rest)) {
+    const code = errnoName(Number(rest));
+    return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
+  }
+  if (word === "invalid") return { kind: "invalid", detail: rest };
+  return { kind: "invalid", detail: line === "" ? "no answer" : `unexpected answer ${JSON.stringify(line.slice(0, 80))}` };
+}
+
+/** ExitRecord is a container exit as the supervisor recorded it. */
+export interface ExitRecord {
+  /** The exit code, or 128 + the signal number for a killed process (as containerd reports). */
+  exitCode: number;
+  /** When the group leader exited, in ms since the epoch. */
+  finishedAt: number;
+}
+
+/** parseExitRecord reads a supervisor state file; undefined when it is incomplete or malformed. */
+export function parseExitRecord(text: string): ExitRecord | undefined {
+  const fields = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const [key, value] = splitOnce(line, "=");
+    if (value === undefined || !/^-?\d{1,20}$/.test(value) || fields.has(key)) return undefined;
+    fields.set(key, value);
+  }
+  const code = fields.get("code");
+  const signal = fields.get("signal");
+  const finished = fields.get("finished_at_ns");
+  if (finished === undefined || (code === undefined) === (signal === undefined)) return undefined;
+  const exitCode = code !== undefined ? Number(code) : 128 + Number(signal);
+  if (!Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255 + 128) return undefined;
+  return { exitCode, finishedAt: Number(BigInt(finished) / 1_000_000n) };
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + separator.length)];
+}
+
+/** errnoName maps an errno number to its name ("ENOENT"), or "E<number>" when unknown. */
+function errnoName(errno: number): string {
+  for (const [name, value] of Object.entries(constants.errno)) if (value === errno) return name;
+  return `E${errno}`;
+}
