@@ -1,6 +1,8 @@
 // metav1.Status: how the status server reports every failure, in the API server's shape and
 // words (apimachinery pkg/api/errors/errors.go), so kubectl and client-go decode them as usual.
 import { ApiError } from "../agent/agent-api.js";
+import { BadRequestError } from "../apiserver/bad-request-error.js";
+import { ApplyConflictError, PatchError } from "../apiserver/patch/index.js";
 import { InvalidContinueError } from "../apiserver/storage/object-store.js";
 import { formatFieldErrorBody, formatInvalidObject, type FieldError } from "../api/field-errors.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
@@ -46,7 +48,9 @@ export function failureStatus(code: number, reason: string, message: string, det
  * statusForError renders anything a handler threw. An ApiError keeps its reason, message and
  * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource ("pods"),
  * Invalid names the kind ("Pod") and lists one cause per field error (errors.NewInvalid).
- * A StatusError carries its own Status; a StoreError its reason, code and the object it names.
+ * A StatusError carries its own Status; a StoreError its reason, code and the object it names;
+ * a BadRequestError (selectors, tables) is a 400 with its message; a PatchError keeps its code,
+ * reason and message (an apply conflict lists one cause per field).
  * Anything else is an InternalError whose message is the error's message only, never its stack
  * (errors.NewInternalError: "Internal error occurred: <err>").
  */
@@ -59,7 +63,14 @@ export function statusForError(err: unknown, subject: ErrorSubject = {}): MetaSt
     if (err.details.kind !== undefined) details.kind = err.details.kind;
     return failureStatus(err.code, err.reason, err.message, details);
   }
-  if (err instanceof InvalidContinueError) return badRequestStatus(err.message);
+  if (err instanceof InvalidContinueError || err instanceof BadRequestError) return badRequestStatus(err.message);
+  if (err instanceof PatchError) {
+    const causes = err instanceof ApplyConflictError ? err.causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) : [];
+    const details: StatusDetails = {};
+    if (subject.name !== undefined && (err.code === 409 || err.code === 422)) details.name = subject.name;
+    if (causes.length > 0) details.causes = causes;
+    return failureStatus(err.code, err.reason, err.message, details);
+  }
   if (!(err instanceof ApiError)) {
     const message = err instanceof Error ? err.message : String(err);
     return failureStatus(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });

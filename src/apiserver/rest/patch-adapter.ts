@@ -1,26 +1,30 @@
-// The one place the REST layer applies a PATCH body to a stored object (the patch library
-// implements JSON patch, JSON merge patch, strategic merge patch and server-side apply).
-import { mediaType } from "../../server/request-body.js";
-import { StatusError, unsupportedMediaTypeStatus } from "../../server/status-object.js";
+// The one place the REST layer calls the patch library (src/apiserver/patch): a PATCH body of
+// any of the four types applied to the stored object, and managedFields kept on creates and
+// updates, as the API server's field manager does.
+import type { IncomingMessage } from "node:http";
+import { applyPatchRequest, decodePatchBody, patchContentType, recordUpdate, type JsonObject, type PatchContentType } from "../patch/index.js";
 import type { KubeObject } from "../storage/object-store.js";
 
-/** PATCH_MEDIA_TYPES are the PATCH body types, in the API server's order. */
-export const PATCH_MEDIA_TYPES = [
-  "application/json-patch+json",
-  "application/merge-patch+json",
-  "application/apply-patch+yaml",
-  "application/strategic-merge-patch+json",
-] as const;
+/** PatchType is one of the four patch media types. */
+export type PatchType = PatchContentType;
 
-/** PatchType is one of PATCH_MEDIA_TYPES. */
-export type PatchType = (typeof PATCH_MEDIA_TYPES)[number];
+/** APPLY_PATCH is server-side apply's media type (an apply of an absent object creates it). */
+export const APPLY_PATCH: PatchType = "application/apply-patch+yaml";
 
 /** patchTypeOf reads a PATCH request's Content-Type; anything else is the API server's 415. */
 export function patchTypeOf(contentType: string | undefined): PatchType {
-  const type = mediaType(contentType);
-  const found = PATCH_MEDIA_TYPES.find((t) => t === type);
-  if (found === undefined) throw new StatusError(unsupportedMediaTypeStatus(PATCH_MEDIA_TYPES));
-  return found;
+  return patchContentType(contentType);
+}
+
+/**
+ * managerOf is a write's field manager: ?fieldManager=, else the client's User-Agent up to its
+ * first "/" (the API server's default manager, e.g. "kubectl"), else "unknown".
+ */
+export function managerOf(query: URLSearchParams, req: IncomingMessage): string {
+  const given = query.get("fieldManager");
+  if (given !== null) return given;
+  const agent = (req.headers["user-agent"] ?? "").split("/")[0]?.trim() ?? "";
+  return agent === "" ? "unknown" : agent;
 }
 
 /** PatchRequest is one PATCH to apply. */
@@ -28,14 +32,30 @@ export interface PatchRequest {
   type: PatchType;
   body: Buffer;
   fieldManager: string;
-  force: boolean;
+  /** The force query parameter when given (apply only). */
+  force: boolean | undefined;
+  now: number;
 }
 
 /**
- * applyPatch returns the object `current` becomes under the patch (current is undefined when an
- * apply patch creates the object). Errors are StatusErrors with the API server's codes.
+ * applyPatch returns the object `current` becomes under the patch (current undefined: an apply
+ * creating the object), managedFields included. Errors are PatchErrors with the API server's
+ * codes and texts (400, 409 apply conflicts, 413, 415, 422).
  */
 export function applyPatch(current: KubeObject | undefined, request: PatchRequest): KubeObject {
-  void current;
-  throw new StatusError(unsupportedMediaTypeStatus(PATCH_MEDIA_TYPES.filter((t) => t !== request.type)));
+  const patch = decodePatchBody(request.type, request.body);
+  const outcome = applyPatchRequest({
+    contentType: request.type,
+    live: current as unknown as JsonObject | undefined,
+    patch,
+    manager: request.fieldManager,
+    ...(request.force !== undefined ? { force: request.force } : {}),
+    now: new Date(request.now),
+  });
+  return outcome.object as unknown as KubeObject;
+}
+
+/** withManagedFields records a create (current undefined) or an update by `manager` in the object's managedFields. */
+export function withManagedFields(current: KubeObject | undefined, next: KubeObject, manager: string, now: number): KubeObject {
+  return recordUpdate(current as unknown as JsonObject | undefined, next as unknown as JsonObject, manager, new Date(now)) as unknown as KubeObject;
 }

@@ -9,7 +9,7 @@ import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { nameOf, namespaceOf, sendObject, withTypeMeta } from "./request-scope.js";
 import { selectorFilter } from "./selector-adapter.js";
-import { renderTable, wantsTable } from "./table-adapter.js";
+import { renderTable, wantsTable, type ListMeta } from "./table-adapter.js";
 import { serveResourceWatch } from "./watch-response.js";
 
 /** MAX_WATCH_TIMEOUT_SECONDS bounds timeoutSeconds (the API server's --min-request-timeout doubled). */
@@ -37,9 +37,9 @@ export function listHandler(resource: ResourceDefinition): Handler {
       ...(limit !== undefined && limit > 0 ? { limit } : {}),
       ...(continueToken !== "" ? { continueToken } : {}),
     });
-    const listMeta: Record<string, unknown> = { resourceVersion: page.resourceVersion };
-    if (page.continueToken !== undefined) listMeta["continue"] = page.continueToken;
-    if (page.remainingItemCount !== undefined) listMeta["remainingItemCount"] = page.remainingItemCount;
+    const listMeta: ListMeta = { resourceVersion: page.resourceVersion };
+    if (page.continueToken !== undefined) listMeta.continue = page.continueToken;
+    if (page.remainingItemCount !== undefined) listMeta.remainingItemCount = page.remainingItemCount;
     const table = wantsTable(ctx.req.headers.accept, ctx.query);
     if (table !== undefined) {
       sendJson(ctx.res, 200, renderTable(resource.name, page.items, table, ctx.clock.now(), listMeta));

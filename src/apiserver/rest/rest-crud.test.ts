@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { podBody, startApiServer } from "../../../test/servers/api-server.js";
+import { PATCH_CONTENT_TYPES } from "../patch/index.js";
 
 const PODS = "/api/v1/namespaces/default/pods";
 
@@ -110,10 +111,82 @@ test("PATCH with a type the server does not take is 415 with the API server's li
   await call("POST", PODS, podBody("web"));
   const answer = await call("PATCH", `${PODS}/web`, { metadata: { labels: { a: "b" } } }, { "Content-Type": "application/json" });
   assert.equal(answer.code, 415);
-  assert.equal(
-    answer.body["message"],
-    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json",
-  );
+  assert.equal(answer.body["message"], `the body of the request was in an unknown format - accepted media types include: ${PATCH_CONTENT_TYPES.join(", ")}`);
+});
+
+test("PATCH in the three client patch types: merge, strategic merge (containers merged by name) and JSON patch", async (t) => {
+  const { call } = await startApiServer(t);
+  await call("POST", PODS, podBody("web"));
+  const merge = await call("PATCH", `${PODS}/web`, { metadata: { labels: { tier: "front" } } }, { "Content-Type": "application/merge-patch+json" });
+  assert.equal(merge.code, 200, JSON.stringify(merge.body));
+  assert.deepEqual(merge.body["metadata"]["labels"], { tier: "front" });
+  const strategic = await call("PATCH", `${PODS}/web`, { spec: { containers: [{ name: "app", image: "busybox:1.37" }] } }, { "Content-Type": "application/strategic-merge-patch+json" });
+  assert.equal(strategic.code, 200, JSON.stringify(strategic.body));
+  assert.equal(strategic.body["spec"]["containers"].length, 1);
+  assert.equal(strategic.body["spec"]["containers"][0]["image"], "busybox:1.37");
+  const json = await call("PATCH", `${PODS}/web`, [{ op: "replace", path: "/spec/containers/0/image", value: "busybox:1.38" }], { "Content-Type": "application/json-patch+json" });
+  assert.equal(json.code, 200, JSON.stringify(json.body));
+  assert.equal(json.body["spec"]["containers"][0]["image"], "busybox:1.38");
+  const forbidden = await call("PATCH", `${PODS}/web`, { spec: { restartPolicy: "Never" } }, { "Content-Type": "application/merge-patch+json" });
+  assert.equal(forbidden.code, 422);
+  assert.match(forbidden.body["message"], /spec: Forbidden: pod updates may not change fields other than/);
+  const missing = await call("PATCH", `${PODS}/nope`, { metadata: {} }, { "Content-Type": "application/merge-patch+json" });
+  assert.equal(missing.code, 404);
+});
+
+test("server-side apply creates an absent object (201) with the manager in managedFields, then updates it (200)", async (t) => {
+  const { call } = await startApiServer(t);
+  const apply = { "Content-Type": "application/apply-patch+yaml" };
+  const created = await call("PATCH", `${PODS}/web?fieldManager=kubectl&force=false`, podBody("web"), apply);
+  assert.equal(created.code, 201, JSON.stringify(created.body));
+  assert.deepEqual(created.body["metadata"]["managedFields"].map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`), ["kubectl/Apply"]);
+  const updated = await call("PATCH", `${PODS}/web?fieldManager=kubectl&force=false`, podBody("web", { image: "busybox:1.37" }), apply);
+  assert.equal(updated.code, 200, JSON.stringify(updated.body));
+  assert.equal(updated.body["spec"]["containers"][0]["image"], "busybox:1.37");
+  const noManager = await call("PATCH", `${PODS}/web`, podBody("web"), apply);
+  assert.equal(noManager.code, 422);
+  assert.equal(noManager.body["message"], 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+});
+
+test("a client-side create records its fieldManager as an Update in managedFields", async (t) => {
+  const { call } = await startApiServer(t);
+  const created = await call("POST", `${PODS}?fieldManager=kubectl-create`, podBody("web"));
+  assert.deepEqual(created.body["metadata"]["managedFields"].map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`), ["kubectl-create/Update"]);
+});
+
+test("list and get as a Table when kubectl's Accept asks for one: printer columns, one row per pod, PartialObjectMetadata rows", async (t) => {
+  const { call } = await startApiServer(t);
+  await call("POST", PODS, podBody("web"));
+  const accept = { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json" };
+  const list = await call("GET", `${PODS}?limit=500`, undefined, accept);
+  assert.equal(list.body["kind"], "Table");
+  assert.deepEqual(list.body["columnDefinitions"].slice(0, 5).map((c: { name: string }) => c.name), ["Name", "Ready", "Status", "Restarts", "Age"]);
+  assert.equal(list.body["rows"].length, 1);
+  assert.equal(list.body["rows"][0]["cells"][0], "web");
+  assert.equal(list.body["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+  const one = await call("GET", `${PODS}/web`, undefined, accept);
+  assert.equal(one.body["kind"], "Table");
+  const plain = await call("GET", `${PODS}/web`, undefined, { Accept: "application/vnd.kubernetes.protobuf,application/json" });
+  assert.equal(plain.body["kind"], "Pod");
+  assert.equal((await call("GET", PODS, undefined, { Accept: "text/html" })).code, 406);
+});
+
+test("label selectors in the full syntax narrow lists; a malformed one is the API server's 400", async (t) => {
+  const { call } = await startApiServer(t);
+  await call("POST", PODS, podBody("a", { labels: { app: "a", tier: "front" } }));
+  await call("POST", PODS, podBody("b", { labels: { app: "b" } }));
+  await call("POST", PODS, podBody("c"));
+  const names = async (selector: string): Promise<string[]> =>
+    (await call("GET", `${PODS}?labelSelector=${encodeURIComponent(selector)}`)).body["items"].map((p: { metadata: { name: string } }) => p.metadata.name);
+  assert.deepEqual(await names("app=a"), ["a"]);
+  assert.deepEqual(await names("app!=a"), ["b", "c"]);
+  assert.deepEqual(await names("app in (a,b)"), ["a", "b"]);
+  assert.deepEqual(await names("app notin (a)"), ["b", "c"]);
+  assert.deepEqual(await names("tier"), ["a"]);
+  assert.deepEqual(await names("!app"), ["c"]);
+  const bad = await call("GET", `${PODS}?labelSelector=${encodeURIComponent("x y")}`);
+  assert.equal(bad.code, 400);
+  assert.equal(bad.body["message"], "unable to parse requirement: found 'y', expected: in, notin, =, ==, !=, gt, lt");
 });
 
 test("DELETE of a bound pod is graceful: 200 with deletionTimestamp = now + grace; a shorter grace replaces it; grace 0 removes it", async (t) => {
@@ -144,8 +217,8 @@ test("DELETE preconditions: a wrong uid is 409 with the storage layer's text; th
 
 test("DELETE on the collection deletes the selected pods only and answers with them", async (t) => {
   const { call } = await startApiServer(t);
-  for (const name of ["a", "b", "c"]) await call("POST", PODS, podBody(name));
-  const answer = await call("DELETE", `${PODS}?fieldSelector=metadata.name%3Db&gracePeriodSeconds=0`);
+  for (const name of ["a", "b", "c"]) await call("POST", PODS, podBody(name, { labels: { app: name } }));
+  const answer = await call("DELETE", `${PODS}?labelSelector=app%3Db&gracePeriodSeconds=0`);
   assert.equal(answer.code, 200);
   assert.deepEqual(answer.body["items"].map((p: { metadata: { name: string } }) => p.metadata.name), ["b"]);
   const left = await call("GET", PODS);

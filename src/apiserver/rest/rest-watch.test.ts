@@ -109,3 +109,19 @@ test("a watch's response headers come at once, before any event", async (t) => {
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("content-type"), "application/json");
 });
+
+test("a watch with kubectl's Table Accept carries a one-row Table per event", async (t) => {
+  const { server, call } = await startApiServer(t);
+  await call("POST", PODS, podBody("a"));
+  const controller = new AbortController();
+  t.after(() => controller.abort());
+  const res = await fetch(`${server.url}${PODS}?watch=true`, { signal: controller.signal, headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" } });
+  const reader = res.body!.getReader();
+  let text = "";
+  for (let i = 0; i < 50 && !text.includes("\n"); i++) text += new TextDecoder().decode((await reader.read()).value);
+  const event = JSON.parse(text.slice(0, text.indexOf("\n"))) as { type: string; object: { kind: string; rows: { cells: unknown[] }[] } };
+  assert.equal(event.type, "ADDED");
+  assert.equal(event.object.kind, "Table");
+  assert.equal(event.object.rows.length, 1);
+  assert.equal(event.object.rows[0]?.cells[0], "a");
+});

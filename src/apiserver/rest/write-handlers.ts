@@ -7,7 +7,7 @@ import type { ResourceDefinition } from "../resources/resource-definition.js";
 import { queryBool } from "../../server/query.js";
 import { decodeResourceObject, fieldValidationOf } from "./decode-object.js";
 import { createObject, updateObject, writeOptionsOf, type UpdateTarget } from "./object-writes.js";
-import { applyPatch, patchTypeOf } from "./patch-adapter.js";
+import { APPLY_PATCH, applyPatch, managerOf, patchTypeOf, withManagedFields } from "./patch-adapter.js";
 import { nameOf, namespaceOf, sendObject } from "./request-scope.js";
 
 async function decodeBody(ctx: RequestContext, resource: ResourceDefinition): Promise<ReturnType<typeof decodeResourceObject>> {
@@ -26,7 +26,8 @@ export function createHandler(resource: ResourceDefinition): Handler {
   return async (ctx) => {
     const options = writeOptionsOf(ctx.query);
     const { object, warnings } = await decodeBody(ctx, resource);
-    sendObject(ctx, resource, 201, createObject(ctx, resource, object, namespaceOf(ctx, resource), options), warnings);
+    const managed = withManagedFields(undefined, object, managerOf(ctx.query, ctx.req), ctx.clock.now());
+    sendObject(ctx, resource, 201, createObject(ctx, resource, managed, namespaceOf(ctx, resource), options), warnings);
   };
 }
 
@@ -37,7 +38,8 @@ export function updateHandler(resource: ResourceDefinition, target: UpdateTarget
     const options = writeOptionsOf(ctx.query);
     const { object, warnings } = await decodeBody(ctx, resource);
     const current = ctx.api.store.mustGet(resource.name, namespaceOf(ctx, resource), name);
-    sendObject(ctx, resource, 200, updateObject(ctx, resource, object, current, target, options), warnings);
+    const managed = withManagedFields(current, object, managerOf(ctx.query, ctx.req), ctx.clock.now());
+    sendObject(ctx, resource, 200, updateObject(ctx, resource, managed, current, target, options), warnings);
   };
 }
 
@@ -53,9 +55,10 @@ export function patchHandler(resource: ResourceDefinition, target: UpdateTarget)
     const options = writeOptionsOf(ctx.query);
     const validation = fieldValidationOf(ctx.query);
     const body = await readBody(ctx.req);
-    const request = { type, body, fieldManager: ctx.query.get("fieldManager") ?? "", force: queryBool(ctx.query, "force") };
+    const fieldManager = type === APPLY_PATCH ? (ctx.query.get("fieldManager") ?? "") : managerOf(ctx.query, ctx.req);
+    const request = { type, body, fieldManager, force: ctx.query.has("force") ? queryBool(ctx.query, "force") : undefined, now: ctx.clock.now() };
     const current = ctx.api.store.get(resource.name, namespace, name);
-    if (current === undefined && type === "application/apply-patch+yaml" && target === "main") {
+    if (current === undefined && type === APPLY_PATCH && target === "main") {
       const created = decodeResourceObject(resource, applyPatch(undefined, request) as unknown as Record<string, unknown>, validation);
       sendObject(ctx, resource, 201, createObject(ctx, resource, created.object, namespace, options), created.warnings);
       return;
