@@ -8,15 +8,11 @@ import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
-import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
-import { buildNode, NODES } from "../apiserver/resources/nodes.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { newApiStore } from "../apiserver/resources/registry.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
-import { StoreError } from "../apiserver/storage/store-errors.js";
-import type { CommandRunner } from "../probe/command-runner.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
@@ -26,12 +22,16 @@ import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "./agent-api.js";
+import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
+import { apiPodsToSave, ensureNamespace, removeStoredPod, specOf, writePodStatus } from "./pod-store-sync.js";
+import { StoreView } from "./store-view.js";
+import { fullIdRunner } from "./full-id-runner.js";
+import { registerNode, reportRuntimeVersion } from "./node-registration.js";
+import { syncLoopHealth } from "./sync-loop-health.js";
 import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
 import { AgentMetrics } from "./agent-metrics.js";
-import { formatGoDuration } from "../probe/go-duration.js";
-import { formatRuntimeErrors, RuntimeState, SYNC_LOOP_HEALTH_THRESHOLD_MS } from "./runtime-state.js";
+import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
@@ -71,7 +71,7 @@ export interface AgentOptions {
 export type { AdmitResult } from "./pod-admission.js";
 
 /** Agent runs pods on one runtime with the kubelet's lifecycle. */
-export class Agent implements AgentApi {
+export class Agent extends StoreView implements AgentApi {
   readonly probeManager: ProbeManager;
   readonly statusManager: StatusManager;
   readonly events: EventStore;
@@ -89,8 +89,6 @@ export class Agent implements AgentApi {
   private readonly workers = new Map<string, PodWorker>();
   /** Stops the API pod source and the namespace controller. */
   private readonly stopWatches: (() => void)[] = [];
-  /** The last relist's container signature per sandbox. */
-  private readonly relisted = new Map<string, string>();
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   /** The container garbage collection in progress, if any. */
@@ -100,9 +98,8 @@ export class Agent implements AgentApi {
   /** The owner label value of what this agent creates in the runtime (agent-id.ts). */
   private readonly agentId: string;
   private lastResync = 0;
-  private readonly runtimeState = new RuntimeState();
-  /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
-  private runtimeDownSince: number | undefined;
+  /** The relist and the runtime's health (pleg.ts). */
+  private readonly pleg: Pleg;
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
   private readonly state: StateStore;
@@ -112,16 +109,18 @@ export class Agent implements AgentApi {
   private closing = false;
 
   constructor(private readonly options: AgentOptions) {
+    super();
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
+    this.pleg = new Pleg(this.runtime, this.clock, this.logger);
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
-    this.store.create(NODES.name, buildNode({ name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", containerRuntimeVersion: `${this.runtime.type}://`, now: rfc3339(this.clock.now()) }));
+    registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
     this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
@@ -188,14 +187,8 @@ export class Agent implements AgentApi {
   start(): void {
     if (this.loop !== undefined) return;
     this.loop = this.resyncLoop();
-    void this.runtime.version().then(
-      ({ runtimeName, runtimeVersion }) => {
-        this.store.modify(NODES.name, undefined, this.nodeName, (node) => {
-          const status = (node as unknown as { status: { nodeInfo: Record<string, string> } }).status;
-          return { ...node, status: { ...status, nodeInfo: { ...status.nodeInfo, containerRuntimeVersion: `${runtimeName}://${runtimeVersion}` } } };
-        });
-      },
-      (err: unknown) => this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
+    reportRuntimeVersion(this.store, this.nodeName, this.runtime).catch((err: unknown) =>
+      this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
     );
   }
 
@@ -243,8 +236,8 @@ export class Agent implements AgentApi {
     let lastGc = this.clock.now();
     while (!this.stop.signal.aborted) {
       const now = (this.lastResync = this.clock.now());
-      await this.relist();
-      if (this.noteRuntimeState(now)) {
+      await this.pleg.relist([...this.workers.values()].map((w) => ({ sandboxId: w.record.sandboxId, queueSync: () => w.queueSync() })));
+      if (this.pleg.noteRuntimeState(now)) {
         if (this.syncsSkipped || now - lastFull >= fullEvery) {
           this.syncsSkipped = false;
           lastFull = now;
@@ -270,46 +263,6 @@ export class Agent implements AgentApi {
    */
   collectGarbage(): Promise<GcReport> {
     return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
-  }
-
-  /** noteRuntimeState logs the runtime going down or coming back and reports whether pods may sync. */
-  private noteRuntimeState(now: number): boolean {
-    const errors = this.runtimeState.errors(now);
-    if (errors.length === 0) {
-      if (this.runtimeDownSince !== undefined) this.logger.warn("Container runtime is up again; syncing every pod", { downFor: formatGoDuration(now - this.runtimeDownSince) });
-      this.runtimeDownSince = undefined;
-      return true;
-    }
-    if (this.runtimeDownSince === undefined) {
-      this.runtimeDownSince = now;
-      this.logger.error("Skipping pod synchronization", { err: formatRuntimeErrors(errors), cause: this.runtimeState.lastErrorMessage });
-    }
-    return false;
-  }
-
-  /** relist syncs the pods whose containers appeared, vanished or changed state since the last relist. */
-  private async relist(): Promise<void> {
-    let infos;
-    try {
-      infos = await this.runtime.relistContainers();
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (message !== this.runtimeState.lastErrorMessage) this.logger.warn("Relisting containers failed", { err: message });
-      this.runtimeState.failed(message);
-      return;
-    }
-    this.runtimeState.synced(this.clock.now());
-    const seen = new Map<string, string>();
-    for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
-    for (const worker of this.workers.values()) {
-      const sandbox = worker.record.sandboxId;
-      if (sandbox === undefined) continue;
-      const now = seen.get(sandbox) ?? "";
-      if (this.relisted.get(sandbox) !== now) {
-        this.relisted.set(sandbox, now);
-        worker.queueSync();
-      }
-    }
   }
 
   /** requeue syncs a pod again once a restart back-off ends (kubelet pod workers requeue after errors). */
@@ -366,7 +319,7 @@ export class Agent implements AgentApi {
     const worker = new PodWorker(record, {
       sync: async (r) => {
         // kubelet syncLoop: no pod is synced while runtimeErrors() reports anything.
-        if (this.runtimeState.errors(this.clock.now()).length > 0) {
+        if (this.pleg.runtimeState.errors(this.clock.now()).length > 0) {
           this.syncsSkipped = true;
           return;
         }
@@ -481,12 +434,8 @@ export class Agent implements AgentApi {
     if (!this.closing) {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
       void this.state.forgetPod(uid);
-      this.writeToStore(record, this.withStatus(record.pod).status);
-      try {
-        this.store.delete(PODS.name, record.pod.metadata.namespace, record.pod.metadata.name ?? "", { uid });
-      } catch (err) {
-        if (!(err instanceof StoreError)) throw err;
-      }
+      writePodStatus(this.store, record.pod, record.source !== "api", this.withStatus(record.pod).status);
+      removeStoredPod(this.store, record.pod);
       if (record.source === "api") void this.saveApiPods();
     }
     this.statusManager.removePod(uid);
@@ -511,50 +460,16 @@ export class Agent implements AgentApi {
       // own termination of the pods publishes (that would leave the restored pod terminal).
       if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    this.writeToStore(worker.record, pod.status);
-  }
-
-  /**
-   * writeToStore puts a pod's status into its stored object (pods/status, UID precondition); a
-   * mirror pod also takes the manifest pod's deletion. A pod no longer in the store is left alone.
-   */
-  private writeToStore(record: PodRecord, status: Pod["status"]): void {
-    const { namespace, name = "", uid, deletionTimestamp, deletionGracePeriodSeconds } = record.pod.metadata;
-    const mirror = record.source !== "api";
-    try {
-      this.store.modify<Pod>(PODS.name, namespace, name, (current) => {
-        const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
-        if (!deletionChanged && sameJson(current.status, status)) return undefined;
-        const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
-        return { ...current, metadata, ...(status !== undefined ? { status } : {}) };
-      }, uid !== undefined ? { uid } : {});
-    } catch (err) {
-      if (!(err instanceof StoreError)) throw err;
-    }
+    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
   }
 
   /** saveApiPods records the store's API pods of this node (specs only) for the next agent. */
   private async saveApiPods(): Promise<void> {
     if (this.closing) return;
-    const pods = this.store
-      .list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === this.nodeName && !isMirrorPod(p) && p.metadata.deletionTimestamp === undefined })
-      .items.map(specOf);
-    await this.state.saveApiPods(pods).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
+    await this.state.saveApiPods(apiPodsToSave(this.store, this.nodeName)).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
   }
 
-  // ---- in-process access (the CLI's live view, tests) and the node's functions ----
-
-  /** listPods returns the stored pods with status, optionally of one namespace. */
-  listPods(namespace?: string): Pod[] {
-    return this.store.list<Pod>(PODS.name, namespace === undefined ? {} : { namespace }).items.map((p) => structuredClone(p));
-  }
-
-  /** getPod returns one stored pod with status or throws ApiError NotFound. */
-  getPod(namespace: string, name: string): Pod {
-    const pod = this.store.get<Pod>(PODS.name, namespace, name);
-    if (pod === undefined) throw new ApiError("NotFound", `pods "${name}" not found`);
-    return structuredClone(pod);
-  }
+  // ---- deletion for in-process callers, and the node's functions ----
 
   /**
    * deletePod deletes a pod as DELETE …/pods/{name} does (graceful unless grace is 0) and
@@ -580,25 +495,6 @@ export class Agent implements AgentApi {
     if (worker !== undefined) await this.deleteRecord(worker, gracePeriodSeconds);
   }
 
-  /** listEvents returns events, optionally of one namespace and/or one involved object name. */
-  listEvents(namespace?: string, involvedName?: string): KubeEvent[] {
-    return this.events.list(namespace, involvedName);
-  }
-
-  /** watchPods calls back on every later change of a stored pod; returns an unsubscribe function. */
-  watchPods(listener: (event: WatchEvent<Pod>) => void): () => void {
-    return this.watchStored<Pod>(PODS.name, listener);
-  }
-
-  /** watchEvents calls back on every later new or updated event; returns an unsubscribe function. */
-  watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void {
-    return this.watchStored<KubeEvent>("events", listener);
-  }
-
-  private watchStored<T extends Pod | KubeEvent>(resource: string, listener: (event: WatchEvent<T>) => void): () => void {
-    return this.store.watch<T>(resource, { fromResourceVersion: Number(this.store.resourceVersion) }, (e) => listener({ type: e.type, object: e.object }));
-  }
-
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
     const worker = this.workers.get(pod.metadata.uid ?? "");
@@ -618,35 +514,36 @@ export class Agent implements AgentApi {
     return this.metrics.registry.metrics();
   }
 
-  /**
-   * healthz fails when the agent is stopping, when its loop has stalled (10 relist periods + 5 s),
-   * or when pod syncs have been skipped for 5 minutes because the runtime is down (the kubelet's
-   * syncloop check: max(2 × syncFrequency, 5 min)).
-   */
+  /** healthz reports the sync loop's health (sync-loop-health.ts). */
   healthz(): { ok: boolean; message: string } {
-    if (this.stop.signal.aborted) return { ok: false, message: "agent is shutting down" };
     const now = this.clock.now();
-    const period = this.options.resyncIntervalMs ?? 1000;
-    const behind = now - this.lastResync;
-    if (behind > period * 10 + 5000) return { ok: false, message: `sync loop is stale: last resync ${behind} ms ago` };
-    const skippedFor = this.runtimeDownSince === undefined ? 0 : now - this.runtimeDownSince;
-    if (skippedFor >= SYNC_LOOP_HEALTH_THRESHOLD_MS) {
-      return { ok: false, message: `pod synchronization skipped for ${formatGoDuration(skippedFor)}: ${formatRuntimeErrors(this.runtimeState.errors(now))}` };
-    }
-    return { ok: true, message: "ok" };
+    return syncLoopHealth({
+      stopping: this.stop.signal.aborted, now, lastResync: this.lastResync, periodMs: this.options.resyncIntervalMs ?? 1000,
+      runtimeDownSince: this.pleg.runtimeDownSince, runtimeErrors: this.pleg.runtimeState.errors(now),
+    });
   }
 
   /** runtimeErrors lists, in the kubelet's words, why pods are not being synced; empty while the runtime is up. */
   runtimeErrors(): string[] {
-    return this.runtimeState.errors(this.clock.now());
+    return this.pleg.runtimeState.errors(this.clock.now());
   }
 
   /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
   async close(gracePeriodSeconds?: number): Promise<void> {
+    this.beginShutdown();
+    await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    await this.finishShutdown();
+  }
+
+  /** beginShutdown stops the loop and the store watches; pods that end from now on stay saved. */
+  private beginShutdown(): void {
     this.closing = true;
     this.stop.abort();
     for (const stop of this.stopWatches) stop();
-    await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+  }
+
+  /** finishShutdown waits for the probe workers, the loop, a running collection and the state writes. */
+  private async finishShutdown(): Promise<void> {
     await this.probeManager.close();
     await this.loop;
     await this.gcRun;
@@ -659,48 +556,20 @@ export class Agent implements AgentApi {
    * process runtime with its supervisor helper).
    */
   async detach(): Promise<void> {
-    this.closing = true;
-    this.stop.abort();
-    for (const stop of this.stopWatches) stop();
+    this.beginShutdown();
     await Promise.all([...this.workers.values()].map((w) => w.idle()));
-    await this.probeManager.close();
-    await this.loop;
-    await this.gcRun;
-    await this.state.idle();
+    await this.finishShutdown();
   }
 
   /** destroy kills every pod at once (a second signal): no grace, no preStop. */
   async destroy(): Promise<void> {
-    this.closing = true;
-    this.stop.abort();
-    for (const stop of this.stopWatches) stop();
+    this.beginShutdown();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {
         if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
         await this.deleteRecord(w, 0);
       }),
     );
-    await this.probeManager.close();
-    await this.loop;
-    await this.gcRun;
+    await this.finishShutdown();
   }
-}
-
-/** fullIdRunner adapts a runtime to CommandRunner calls made with "<type>://<id>" container IDs. */
-function fullIdRunner(runtime: Runtime): CommandRunner {
-  const prefix = `${runtime.type}://`;
-  return {
-    runInContainer: (id, argv, options) => runtime.runInContainer(id.startsWith(prefix) ? id.slice(prefix.length) : id, argv, options),
-  };
-}
-
-/** specOf is a stored pod as the agent keeps it: a mutable copy without status (the status manager holds that). */
-function specOf(stored: Pod): Pod {
-  const { status: _status, ...pod } = structuredClone(stored);
-  return pod;
-}
-
-/** ensureNamespace makes a manifest pod's namespace exist in the store, as a mirror pod needs it. */
-function ensureNamespace(store: ObjectStore, namespace: string): void {
-  if (store.get(NAMESPACES.name, undefined, namespace) === undefined) store.create(NAMESPACES.name, newNamespace(namespace));
 }

@@ -91,12 +91,4 @@ export class EventStore implements EventRecorder {
       }
     }
   }
-
-  /** list returns events sorted by lastTimestamp, optionally for one namespace and involved object name. */
-  list(namespace?: string, involvedName?: string): KubeEvent[] {
-    return this.store
-      .list<KubeEvent>(EVENTS_RESOURCE, namespace === undefined ? {} : { namespace })
-      .items.filter((e) => involvedName === undefined || e.involvedObject.name === involvedName)
-      .sort((a, b) => (a.lastTimestamp < b.lastTimestamp ? -1 : a.lastTimestamp > b.lastTimestamp ? 1 : 0));
-  }
 }
