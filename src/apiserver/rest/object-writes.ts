@@ -41,7 +41,7 @@ function serverSetOf(metadata: ObjectMeta): ObjectMeta {
   return Object.fromEntries(Object.entries(metadata).filter(([field]) => field !== "resourceVersion" && SERVER_SET_METADATA.has(field))) as ObjectMeta;
 }
 
-/** scopeToPath fills or checks the object's namespace against the path's, and drops server-set metadata. */
+/** scopeToPath fills or checks the object's namespace against the path's (a cluster-scoped object has none). */
 function scopeToPath(resource: ResourceDefinition, object: KubeObject, namespace: string | undefined): KubeObject {
   const metadata: ObjectMeta = { ...object.metadata };
   if (resource.namespaced) {
@@ -57,10 +57,11 @@ export function createObject(ctx: RequestContext, resource: ResourceDefinition, 
   scoped.metadata = withoutServerSet(scoped.metadata);
   const name = scoped.metadata.name ?? "";
   ctx.subject.name = name;
+  // NamespaceLifecycle is a mutating admission plugin: it runs before the strategy validates.
+  if (resource.namespaced) admitToNamespace(ctx.api.store, scoped.metadata.namespace ?? "");
   const prepared = resource.strategy.prepareForCreate(scoped, { nodeName: ctx.api.nodeName });
   const { object, errors } = resource.strategy.validate(prepared);
   if (errors.length > 0) throw new StatusError(invalidStatus(resource.kind, name, errors));
-  if (resource.namespaced) admitToNamespace(ctx.api.store, object.metadata.namespace ?? "");
   if (options.dryRun) {
     if (ctx.api.store.get(resource.name, object.metadata.namespace, name) !== undefined) throw alreadyExists(resource.name, name);
     return { ...object, metadata: { ...object.metadata, creationTimestamp: rfc3339(ctx.clock.now()) } };

@@ -125,3 +125,17 @@ test("a watch with kubectl's Table Accept carries a one-row Table per event", as
   assert.equal(event.object.rows.length, 1);
   assert.equal(event.object.rows[0]?.cells[0], "a");
 });
+
+test("a client that goes away, and closing the server, end watches and remove their store watchers", async (t) => {
+  const { api, server } = await startApiServer(t);
+  const first = await openWatch(`${server.url}${PODS}?watch=true`);
+  const second = await openWatch(`${server.url}/api/v1/events?watch=true`);
+  for (let i = 0; i < 100 && (api.watcherCount().pods !== 1 || api.watcherCount().events !== 1); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.deepEqual(api.watcherCount(), { pods: 1, events: 1 });
+  first.done();
+  for (let i = 0; i < 100 && api.watcherCount().pods !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(api.watcherCount().pods, 0);
+  await server.close();
+  await second.ended;
+  assert.equal(api.watcherCount().events, 0);
+});
