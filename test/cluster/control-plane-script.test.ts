@@ -15,6 +15,7 @@ import { runControlPlaneScript } from "./control-plane-script.js";
 const shared = readControlPlaneEnv();
 const clients = kubectlEnv();
 const sharedSkip = shared.skip || clients.skip;
+const notRoot = process.getuid?.() === 0 ? false : "the control plane script tests need root (run them as root)";
 
 /** processAlive: the PID exists and is not a zombie. */
 function processAlive(pid: number): boolean {
@@ -95,7 +96,7 @@ test("start of a second control plane then stop ends every process it started an
   assert.equal(existsSync(dir), false);
 });
 
-test("stop leaves alone a process named etcd whose PID is recorded but whose command line is not this run's", { skip: process.getuid?.() === 0 ? false : "needs root" }, async (t) => {
+test("stop leaves alone a process named etcd whose PID is recorded but whose command line is not this run's", { skip: notRoot }, async (t) => {
   const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
   const dir = join(base, "run");
   // A `sleep` under the name etcd: the same command name as a component, another command line.
@@ -126,7 +127,7 @@ test("start refuses a node name the API server would not accept, and starts noth
   assert.equal(existsSync(dir), false);
 });
 
-test("stop refuses to delete a directory start did not make", { skip: process.getuid?.() === 0 ? false : "needs root" }, async (t) => {
+test("stop refuses to delete a directory start did not make", { skip: notRoot }, async (t) => {
   const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
   t.after(() => rm(base, { recursive: true, force: true }));
   await writeFile(join(base, "keep"), "x");
