@@ -163,12 +163,16 @@ free_ports() {
   ' "$1"
 }
 
-# check_node_names: every name is a DNS-1123 subdomain (what the API server accepts for a Node).
+# check_node_names: 1 to 32 names, each a DNS-1123 subdomain (what the API server accepts for a
+# Node) of at most 200 characters (so node-<name>.kubeconfig stays a valid file name).
 check_node_names() {
-  local name
-  [ -n "${NODES// /}" ] || die "PROBELET_CP_NODES: must name at least one node"
+  local name count=0
+  for name in $NODES; do count=$((count + 1)); done
+  [ "$count" -ge 1 ] || die "PROBELET_CP_NODES: Required value: at least one node name"
+  [ "$count" -le 32 ] || die "PROBELET_CP_NODES: Too many: $count: must have at most 32 items"
   for name in $NODES; do
-    if [ ${#name} -gt 253 ] || ! [[ "$name" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ ]]; then
+    [ ${#name} -le 200 ] || die "PROBELET_CP_NODES: Invalid value: \"${name:0:40}...\": must be no more than 200 characters"
+    if ! [[ "$name" =~ ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$ ]]; then
       die "PROBELET_CP_NODES: Invalid value: \"$name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
     fi
   done
