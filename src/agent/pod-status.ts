@@ -11,6 +11,7 @@ import {
 } from "../status/generate.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
 
 /** ContainerInstances are the runtime's instances of one container name, newest first. */
 export interface ContainerInstances {
@@ -178,6 +179,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   set(generatePodReadyToStartContainersCondition(input.sandboxReady));
   set(generateInitializedCondition(pod.spec, input.containerStatuses, input.initContainerStatuses, phase));
   set({ type: "PodScheduled", status: "True" });
+  // kubelet status_manager.go normalizeStatus: the pod's messages share 12 KiB evenly.
+  truncateTerminationMessages(pod.spec.containers.length + (pod.spec.initContainers ?? []).length, [...input.initContainerStatuses, ...input.containerStatuses]);
   return status;
 }
 
