@@ -80,6 +80,15 @@ export function containerStatus(spec: Container, instances: ContainerInstances |
   return status;
 }
 
+/**
+ * defaultWaitingReason is the waiting reason of a container that has no instance yet (kubelet
+ * kubelet_pods.go convertToAPIContainerStatuses): PodInitializing for every container, init or
+ * regular, of a pod with init containers, ContainerCreating otherwise.
+ */
+export function defaultWaitingReason(pod: Pod): "PodInitializing" | "ContainerCreating" {
+  return (pod.spec.initContainers ?? []).length > 0 ? "PodInitializing" : "ContainerCreating";
+}
+
 /** lastExit is the exit code a stopped container left: its terminated state, or the last one while it waits. */
 function lastExit(status: ContainerStatus | undefined): number | undefined {
   return (status?.state?.terminated ?? (status?.state?.waiting ? status.lastState?.terminated : undefined))?.exitCode;

@@ -32,7 +32,7 @@ import { containerEnv, expandCommandAndArgs } from "./container-env.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
-import { buildPodStatus, containerStatus, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
 
 /**
  * The longest a postStart hook may run. The kubelet sets no bound (startContainer waits for the
@@ -54,6 +54,9 @@ export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
  * container's environment: the process runtime cannot bind a file at terminationMessagePath, so
  * the container writes its message to "$PROBELET_TERMINATION_MESSAGE_PATH" instead.
  */
+/** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
+export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
+
 export const TERMINATION_MESSAGE_ENV = "PROBELET_TERMINATION_MESSAGE_PATH";
 
 /** PodRecord is the agent's state for one pod. */
@@ -120,7 +123,12 @@ export class PodSyncer {
     const pod = record.pod;
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
     if (isTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""))) return this.syncTerminal(record, grace);
-    await this.ensureSandbox(record);
+    try {
+      await this.ensureSandbox(record);
+    } catch (err) {
+      await this.sandboxFailed(record, err);
+      throw err;
+    }
     let groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
     if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
@@ -128,9 +136,9 @@ export class PodSyncer {
       // kubelet computePodActions KillPod: no regular container will run again, so the
       // sidecars stop in this sync (in reverse order). SyncPod publishes the status first,
       // so the pod reads Running while a sidecar still runs.
-      await this.publish(record, groups, new Map(), true);
+      await this.publish(record, groups, new Map());
       await this.killPod(record, groups, grace);
-      return this.publishAndStopWhenTerminal(record, await this.instances(record), new Map(), true, grace);
+      return this.publishAndStopWhenTerminal(record, await this.instances(record), new Map(), grace);
     }
     const waiting = new Map<string, Waiting>();
     const creationsBefore = this.creations;
@@ -140,7 +148,7 @@ export class PodSyncer {
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
     if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
-    return this.publishAndStopWhenTerminal(record, groups, waiting, initDone, grace);
+    return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
   }
 
   /**
@@ -149,8 +157,8 @@ export class PodSyncer {
    * SyncTerminatingPod, whose KillPod (kuberuntime_manager.go killPodWithSyncResult) stops every
    * container and then the sandbox, and the next status reads PodReadyToStartContainers False.
    */
-  private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, initDone: boolean, grace: number): Promise<PodStatus> {
-    const status = await this.publish(record, groups, waiting, initDone);
+  private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, grace: number): Promise<PodStatus> {
+    const status = await this.publish(record, groups, waiting);
     return isTerminal(status) ? this.syncTerminal(record, grace) : status;
   }
 
@@ -166,7 +174,7 @@ export class PodSyncer {
       await this.d.runtime.stopPodSandbox(record.sandboxId);
       record.sandboxStopped = true;
     }
-    return this.publish(record, await this.instances(record), new Map(), true);
+    return this.publish(record, await this.instances(record), new Map());
   }
 
   /**
@@ -204,6 +212,21 @@ export class PodSyncer {
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
     record.podIP = (await this.d.runtime.podSandboxStatus(record.sandboxId)).podIP;
+  }
+
+  /**
+   * sandboxFailed says why a pod has no sandbox, as the kubelet does: a runtime whose network is
+   * not ready gets the NetworkNotReady event (kubelet.go SyncPod, checked before the runtime is
+   * asked), any other failure FailedCreatePodSandBox (kuberuntime_manager.go SyncPod); the status
+   * is published with the containers in their default waiting reason (ContainerCreating, or
+   * PodInitializing with init containers) and PodReadyToStartContainers False, so the pod does not stay Pending in silence. The sync's error is then logged and the
+   * pod retried at the next resync.
+   */
+  private async sandboxFailed(record: PodRecord, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof RuntimeError && err.code === "NetworkNotReady") this.d.events.event({ pod: record.pod }, "Warning", "NetworkNotReady", message);
+    else this.d.events.event({ pod: record.pod }, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), false);
   }
 
   /**
@@ -410,6 +433,7 @@ export class PodSyncer {
     try {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
+      if (err instanceof RuntimeError && err.code === "ImageNotPresent") return this.imageNeverPulled(record, spec, err);
       return this.startFailed(record, spec, "CreateContainerError", err);
     }
     this.d.events.event(target, "Normal", "Created", `Created container: ${spec.name}`);
@@ -459,6 +483,19 @@ export class PodSyncer {
   private withTerminationMessageEnv(envs: KeyValue[], mount: Mount | undefined): KeyValue[] {
     if (!mount || this.d.runtime.type !== "process") return envs;
     return [...envs, { key: TERMINATION_MESSAGE_ENV, value: mount.hostPath }];
+  }
+
+  /**
+   * imageNeverPulled reports an image that is not present, as the kubelet does with pull policy
+   * Never (images/image_manager.go EnsureImageExists: an ErrImageNeverPull event with the text;
+   * kuberuntime_container.go startContainer: Failed "Error: ErrImageNeverPull"; the reason cache
+   * then shows the container waiting with reason ErrImageNeverPull and the text).
+   */
+  private imageNeverPulled(record: PodRecord, spec: Container, err: RuntimeError): void {
+    const target = { pod: record.pod, containerName: spec.name };
+    this.d.events.event(target, "Warning", ERR_IMAGE_NEVER_PULL, err.message);
+    this.d.events.event(target, "Warning", "Failed", `Error: ${ERR_IMAGE_NEVER_PULL}`);
+    record.startErrors.set(spec.name, { reason: ERR_IMAGE_NEVER_PULL, message: err.message });
   }
 
   private startFailed(record: PodRecord, spec: Container, reason: string, err: unknown): void {
@@ -526,8 +563,8 @@ export class PodSyncer {
     const status = buildPodStatus({
       pod,
       previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
-      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "PodInitializing")),
-      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating")),
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
+      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       sandboxReady: false,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
@@ -540,7 +577,12 @@ export class PodSyncer {
   }
 
   /** publish builds the pod status, folds probe results in, and stores it; then ensures workers. */
-  async publish(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, initDone: boolean): Promise<PodStatus> {
+  async publish(
+    record: PodRecord,
+    groups: Map<string, ContainerInstances>,
+    waiting: Map<string, Waiting>,
+    sandboxReady = record.sandboxId !== undefined && record.sandboxStopped !== true,
+  ): Promise<PodStatus> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
     const previous = this.d.statusManager.getPodStatus(uid);
@@ -548,9 +590,9 @@ export class PodSyncer {
     const status = buildPodStatus({
       pod,
       previous,
-      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "PodInitializing")),
-      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, initDone ? "ContainerCreating" : "PodInitializing")),
-      sandboxReady: record.sandboxId !== undefined && record.sandboxStopped !== true,
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, defaultWaitingReason(pod))),
+      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, defaultWaitingReason(pod))),
+      sandboxReady,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,

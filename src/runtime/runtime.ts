@@ -123,7 +123,7 @@ export interface SandboxFilter {
 }
 
 /** RuntimeErrorCode classifies runtime failures the agent reacts to. */
-export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
+export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "NetworkNotReady" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
 
 /** RuntimeError is thrown by runtimes; `code` lets the agent pick the kubelet's waiting reason. */
 export class RuntimeError extends Error {
