@@ -12,6 +12,7 @@ import {
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
 import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
+import { podQOSClass } from "../status/qos.js";
 
 /** ContainerInstances are the runtime's instances of one container name, newest first. */
 export interface ContainerInstances {
@@ -180,6 +181,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     startTime: iso(input.startTime),
     initContainerStatuses: input.initContainerStatuses,
     containerStatuses: input.containerStatuses,
+    // kubelet generateAPIPodStatus: the QoS class is computed once and then kept (ComputePodQOS).
+    qosClass: previous?.qosClass ?? podQOSClass(pod),
   };
   const now = iso(input.now);
   const set = (c: PodCondition): void => {
