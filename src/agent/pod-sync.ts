@@ -168,7 +168,11 @@ export class PodSyncer {
    * deleted (kubelet SyncTerminatingPod / killPodWithSyncResult), PodReadyToStartContainers False.
    */
   private async syncTerminal(record: PodRecord, grace: number): Promise<PodStatus> {
-    if (!record.sandboxId) await this.adoptSandbox(record, record.pod.metadata.uid ?? "", true);
+    const uid = record.pod.metadata.uid ?? "";
+    const previous = this.d.statusManager.getPodStatus(uid);
+    // Nothing of the pod is left in the runtime (a restarted agent on the process runtime): its
+    // final status stays as it was, not rebuilt from no containers at all.
+    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) return previous;
     await this.killPod(record, await this.instances(record), grace);
     if (record.sandboxId && !record.sandboxStopped) {
       await this.d.runtime.stopPodSandbox(record.sandboxId);

@@ -3,9 +3,14 @@
 // turns False, and the terminated statuses stay as they were until the pod is deleted.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Pod } from "../api/types.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
+import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { Agent } from "./agent.js";
 
 async function tick(clock: FakeClock, ms = 1000): Promise<void> {
   await flushMicrotasks(50);
@@ -52,4 +57,35 @@ test("a running pod keeps its sandbox and PodReadyToStartContainers True", async
   assert.ok(!runtime.calls.some((c) => c.startsWith("stopPodSandbox")));
   assert.equal(agent.getPod("default", "up").status?.conditions?.find((c) => c.type === "PodReadyToStartContainers")?.status, "True");
   await agent.close();
+});
+
+test("a finished pod restored by the next agent on an empty runtime keeps its final status and gets no new sandbox", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-terminal-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const firstRuntime = new FakeRuntime(clock);
+    const first = new Agent({ runtime: firstRuntime, stateDir, clock });
+    first.start();
+    first.admit(pod("job", "Never"), "api");
+    await tick(clock);
+    firstRuntime.exit(firstRuntime.current("app")!.id, 3);
+    await tick(clock);
+    await tick(clock);
+    const final = first.getPod("default", "job").status!;
+    assert.equal(final.phase, "Failed");
+    await first.close();
+    const runtime = new FakeRuntime(clock);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    await tick(clock);
+    const status = second.getPod("default", "job").status!;
+    assert.equal(status.phase, "Failed");
+    assert.equal(status.containerStatuses?.[0]?.state?.terminated?.exitCode, 3, "the terminated state is kept, not rebuilt as waiting");
+    assert.ok(!runtime.calls.some((c) => c.startsWith("runPodSandbox")), runtime.calls.join("\n"));
+    await second.close();
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
 });
