@@ -49,14 +49,14 @@ export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 export const ANNOTATION_CONTAINER_HASH = "io.kubernetes.container.hash";
 export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
 
+/** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
+export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
+
 /**
  * TERMINATION_MESSAGE_ENV names the host file of the termination message in a process-runtime
  * container's environment: the process runtime cannot bind a file at terminationMessagePath, so
  * the container writes its message to "$PROBELET_TERMINATION_MESSAGE_PATH" instead.
  */
-/** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
-export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
-
 export const TERMINATION_MESSAGE_ENV = "PROBELET_TERMINATION_MESSAGE_PATH";
 
 /** PodRecord is the agent's state for one pod. */
@@ -223,8 +223,9 @@ export class PodSyncer {
    * not ready gets the NetworkNotReady event (kubelet.go SyncPod, checked before the runtime is
    * asked), any other failure FailedCreatePodSandBox (kuberuntime_manager.go SyncPod); the status
    * is published with the containers in their default waiting reason (ContainerCreating, or
-   * PodInitializing with init containers) and PodReadyToStartContainers False, so the pod does not stay Pending in silence. The sync's error is then logged and the
-   * pod retried at the next resync.
+   * PodInitializing with init containers) and PodReadyToStartContainers False, so the pod does
+   * not stay Pending in silence. The sync's error is then logged and the pod retried at the next
+   * resync.
    */
   private async sandboxFailed(record: PodRecord, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
