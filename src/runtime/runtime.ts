@@ -62,6 +62,21 @@ export interface ContainerConfig {
   logPath: string;
   /** resources.limits.memory in bytes (CRI memory_limit_in_bytes); the process runtime has no cgroup to apply it to. */
   memoryLimitBytes?: number;
+  /**
+   * Host files or directories to bind into the container (CRI Mount). The process runtime has no
+   * filesystem view of its own to bind them into and ignores them.
+   */
+  mounts?: Mount[];
+  /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
+  runAsUser?: number;
+}
+
+/** Mount binds a host path into a container (CRI Mount). */
+export interface Mount {
+  /** Where the container sees it; absolute. */
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
 }
 
 /** ContainerState mirrors CRI's CONTAINER_CREATED / RUNNING / EXITED / UNKNOWN. */
@@ -108,7 +123,7 @@ export interface SandboxFilter {
 }
 
 /** RuntimeErrorCode classifies runtime failures the agent reacts to. */
-export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
+export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "NetworkNotReady" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
 
 /** RuntimeError is thrown by runtimes; `code` lets the agent pick the kubelet's waiting reason. */
 export class RuntimeError extends Error {

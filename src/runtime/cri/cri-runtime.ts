@@ -237,7 +237,7 @@ export class CriRuntime implements Runtime {
     const network = status?.conditions.find((c) => c.type === "NetworkReady");
     if (network && !network.status) {
       throw new RuntimeError(
-        "CreateFailed",
+        "NetworkNotReady",
         `network is not ready: container runtime network not ready: NetworkReady=false reason:${network.reason} message:${network.message}`,
       );
     }

@@ -61,7 +61,8 @@ export interface CriContainerConfig {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;
-  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption } };
+  mounts?: { container_path: string; host_path: string; readonly: boolean }[];
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 } } };
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
