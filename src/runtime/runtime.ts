@@ -153,7 +153,11 @@ export interface ExecSession {
   exit: Promise<number>;
   /** resize sets the terminal's size (tty only; ignored otherwise). */
   resize(size: TerminalSize): void;
-  /** kill ends the command and its streams (the client went away). Idempotent. */
+  /**
+   * kill ends the session (the client went away). Idempotent. The process runtime kills the
+   * command's process group; containerd closes the streams but leaves a command without a tty
+   * running, as it does for kubectl against a cluster.
+   */
   kill(): void;
 }
 

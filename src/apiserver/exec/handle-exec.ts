@@ -71,18 +71,19 @@ async function prepareExec(req: IncomingMessage, target: ExecTarget): Promise<Pr
   if (!match) return failure(404, "NotFound", "the server could not find the requested resource");
   const namespace = decodeURIComponent(match[1]!);
   const pod = decodeURIComponent(match[2]!);
-  if (!isWebSocketUpgrade(req)) {
-    const upgrade = req.headers.upgrade;
-    if (upgrade === undefined) return upgradeRequired();
-    return badRequest(`unable to upgrade: ${upgrade} is not served; exec speaks WebSocket only (${V5_OR_V4})`);
-  }
-  const protocolHeader = req.headers["sec-websocket-protocol"];
-  const protocol = negotiateProtocol(protocolHeader);
-  if (!protocol) return badRequest(protocolError(protocolHeader));
+  const upgrade = req.headers.upgrade;
+  if (upgrade === undefined) return upgradeRequired();
+  // Options and container are checked before the transport, as the API server does before it
+  // proxies the upgrade: kubectl 1.30+ retries a refused WebSocket upgrade over SPDY, so the
+  // SPDY answer must carry the same BadRequest for the same mistake.
   const options = parseExecOptions(url.searchParams);
   if (isExecStatus(options)) return options;
   const container = await target.resolveContainer(namespace, pod, options.container || undefined);
   if (isExecStatus(container)) return container;
+  if (!isWebSocketUpgrade(req)) return badRequest(`unable to upgrade: ${upgrade} is not served; exec speaks WebSocket only (${V5_OR_V4})`);
+  const protocolHeader = req.headers["sec-websocket-protocol"];
+  const protocol = negotiateProtocol(protocolHeader);
+  if (!protocol) return badRequest(protocolError(protocolHeader));
   return { protocol, options, container };
 }
 

@@ -3,7 +3,8 @@
 // v4.channel.k8s.io (the kubelet's streaming server code that containerd 1.6 carries). This
 // client connects there and turns the channels back into streams. v4 has no close signal, so
 // the end of stdin cannot reach the command: a command reading stdin to its end (`cat` with
-// piped input) waits until the client goes away.
+// piped input) waits until the client goes away. Closing the connection does not make
+// containerd 1.6 kill the exec'd process.
 import { PassThrough, Writable } from "node:stream";
 import { WebSocket } from "ws";
 import { RuntimeError, type ExecSession, type ExecStreamOptions, type TerminalSize } from "../runtime.js";
