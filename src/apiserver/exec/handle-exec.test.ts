@@ -149,3 +149,20 @@ test("a client message over the size limit closes the socket with 1009", async (
   });
   assert.equal(t.closeCode, 1009);
 });
+
+test("a command that cannot start ends with an InternalError status carrying runc's text", async () => {
+  const t = await runExecClient(`${base}?${execQuery(["no-such-tool", "x"], { stdout: "true" })}`, V5);
+  assert.equal(t.status.status, "Failure");
+  assert.equal(t.status.reason, "InternalError");
+  assert.equal(
+    t.status.message,
+    'Internal error occurred: error executing command in container: OCI runtime exec failed: exec failed: unable to start container process: exec: "no-such-tool": executable file not found in $PATH: unknown',
+  );
+  assert.equal(t.closeCode, 1000);
+});
+
+test("with a tty, arguments with quotes and spaces reach the command as given", async () => {
+  const t = await runExecClient(`${base}?${execQuery(["printf", "[%s]", "it's a $HOME", "`x`"], { stdout: "true", tty: "true" })}`, V5);
+  assert.equal(t.stdout, "[it's a $HOME][`x`]");
+  assert.equal(t.status.status, "Success");
+});

@@ -100,6 +100,13 @@ async function serveExec(ws: WebSocket, { protocol, options, container }: Prepar
     closeWithStatus(ws, internalError(`error executing command in container: ${message}`));
     return;
   }
+  if (ws.readyState !== ws.OPEN) {
+    // The client left while the command was starting.
+    session.kill();
+    session.stdout.resume();
+    session.stderr.resume();
+    return;
+  }
   ws.once("close", () => {
     // The client is gone: end the command, and let its remaining output drain unread.
     session.kill();
@@ -159,6 +166,8 @@ async function forward(ws: WebSocket, stream: Readable, channel: number | undefi
 }
 
 function closeWithStatus(ws: WebSocket, status: ExecStatus): void {
+  // The close handshake reads the client's close frame: a paused socket would never finish it.
+  ws.resume();
   if (ws.readyState !== ws.OPEN) return;
   ws.send(channelMessage(Channel.error, JSON.stringify(status)));
   ws.close(1000);
