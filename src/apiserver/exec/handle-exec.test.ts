@@ -166,3 +166,11 @@ test("with a tty, arguments with quotes and spaces reach the command as given", 
   assert.equal(t.stdout, "[it's a $HOME][`x`]");
   assert.equal(t.status.status, "Success");
 });
+
+test("output larger than the socket's high-water mark arrives whole and in order", async () => {
+  const bytes = 8 * 1024 * 1024;
+  const t = await runExecClient(`${base}?${execQuery(["sh", "-c", `head -c ${bytes} /dev/zero | tr '\\0' a; echo end`], { stdout: "true" })}`, V5);
+  assert.equal(t.stdout.length, bytes + 4);
+  assert.ok(t.stdout.endsWith("aaend\n"));
+  assert.equal(t.status.status, "Success");
+});
