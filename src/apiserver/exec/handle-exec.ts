@@ -102,17 +102,10 @@ async function serveExec(ws: WebSocket, { protocol, options, container }: Prepar
   }
   if (ws.readyState !== ws.OPEN) {
     // The client left while the command was starting.
-    session.kill();
-    session.stdout.resume();
-    session.stderr.resume();
+    abandon(session);
     return;
   }
-  ws.once("close", () => {
-    // The client is gone: end the command, and let its remaining output drain unread.
-    session.kill();
-    session.stdout.resume();
-    session.stderr.resume();
-  });
+  ws.once("close", () => abandon(session));
   ws.on("message", (data: Buffer) => onClientMessage(ws, session, options, decodeClientMessage(data, protocol)));
   ws.resume();
   // kubelet remotecommand websocket.go: an empty message on the lowest written channel tells the client the streams are open.
@@ -127,6 +120,14 @@ async function serveExec(ws: WebSocket, { protocol, options, container }: Prepar
     const message = err instanceof Error ? err.message : String(err);
     closeWithStatus(ws, internalError(`error executing command in container: ${message}`));
   }
+}
+
+/** abandon ends a session whose client is gone: the command is killed, its remaining output drains unread. */
+function abandon(session: ExecSession): void {
+  session.kill();
+  session.stdout.resume();
+  session.stderr.resume();
+  session.exit.catch(() => undefined);
 }
 
 function onClientMessage(ws: WebSocket, session: ExecSession, options: ExecOptions, message: ReturnType<typeof decodeClientMessage>): void {
