@@ -1,6 +1,7 @@
 // The container runtime interface: what the agent asks of a runtime, shaped after the kubelet's
 // use of CRI v1 (RuntimeService) but in domain types only. Two implementations: the embedded
 // process runtime (src/runtime/process/) and containerd over CRI (src/runtime/cri/).
+import type { Readable, Writable } from "node:stream";
 import type { CommandRunner } from "../probe/command-runner.js";
 
 /** Labels are string key/values attached to sandboxes and containers so the agent can find them again. */
@@ -137,6 +138,44 @@ export class RuntimeError extends Error {
   }
 }
 
+/** TerminalSize is a terminal's size in character cells (remotecommand TerminalSize). */
+export interface TerminalSize {
+  width: number;
+  height: number;
+}
+
+/** ExecStreamOptions say which streams an interactive exec gets (CRI ExecRequest). */
+export interface ExecStreamOptions {
+  /** Whether the command reads a stdin stream; without it its stdin is empty. */
+  stdin: boolean;
+  /** Whether the command runs on a terminal; stderr is then merged into stdout, as on a terminal. */
+  tty: boolean;
+  /** The terminal's first size, when the client knows it already. */
+  initialSize?: TerminalSize;
+}
+
+/**
+ * ExecSession is one running interactive exec. `exit` resolves with the command's exit code
+ * once it has exited and stdout and stderr have ended; it rejects with a RuntimeError when the
+ * command could not be started or the runtime lost it.
+ */
+export interface ExecSession {
+  /** The command's stdin; end() closes it (the command sees end of file where the runtime can tell it). */
+  stdin: Writable;
+  stdout: Readable;
+  /** With a tty the command's stderr goes to the terminal, hence to stdout. */
+  stderr: Readable;
+  exit: Promise<number>;
+  /** resize sets the terminal's size (tty only; ignored otherwise). */
+  resize(size: TerminalSize): void;
+  /**
+   * kill ends the session (the client went away). Idempotent. The process runtime kills the
+   * command's process group; containerd closes the streams but leaves a command without a tty
+   * running, as it does for kubectl against a cluster.
+   */
+  kill(): void;
+}
+
 /**
  * Runtime is what the agent needs from a container runtime. Every method rejects with a
  * RuntimeError on failure. Exec probes go through runInContainer (CommandRunner).
@@ -167,6 +206,13 @@ export interface Runtime extends CommandRunner {
    * alone and asks for statuses only of pods that changed).
    */
   relistContainers(): Promise<ContainerSummary[]>;
+
+  /**
+   * execStream starts argv in a running container with streams attached (CRI Exec, for
+   * `kubectl exec`). It rejects with a RuntimeError NotFound when the container is unknown or
+   * not running.
+   */
+  execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;
