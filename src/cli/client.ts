@@ -172,16 +172,6 @@ export class StatusClient {
     return list.items ?? [];
   }
 
-  /** watchPods streams pod changes: first every current (selected) pod as ADDED, then each change. */
-  watchPods(namespace: string | undefined, selectors: ListSelectors = {}): AsyncIterable<WatchEvent<Pod>> {
-    return this.watch<Pod>(podsPath(namespace) + selectorQuery(selectors, { watch: "true" }));
-  }
-
-  /** watchEvents streams event changes like watchPods. */
-  watchEvents(namespace: string | undefined, selectors: ListSelectors = {}): AsyncIterable<WatchEvent<KubeEvent>> {
-    return this.watch<KubeEvent>(eventsPath(namespace) + selectorQuery(selectors, { watch: "true" }));
-  }
-
   /**
    * getResource GETs any object or list of the API by its path (e.g. /api/v1/nodes); with
    * asTable it asks for a meta.k8s.io Table, which a server without Tables answers as plain JSON.
@@ -189,6 +179,11 @@ export class StatusClient {
   async getResource(path: string, asTable = false): Promise<unknown> {
     const res = await this.send("GET", path, undefined, false, asTable ? TABLE_ACCEPT : undefined);
     return (await res.json()) as unknown;
+  }
+
+  /** watchResource streams the changes of any collection of the API by its path (query included). */
+  watchResource<T>(pathWithQuery: string): AsyncIterable<WatchEvent<T>> {
+    return this.watch<T>(pathWithQuery);
   }
 
   /** deleteResource DELETEs any object of the API by its path and resolves with the server's answer. */
