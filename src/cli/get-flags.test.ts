@@ -165,3 +165,19 @@ test("get of a type the server answers as a plain list prints NAME and AGE; -o n
   assert.equal((await get(url, "secret", "-o", "name")).out, "secret/token\n");
   assert.equal(seen.at(-1)?.accept, "application/json", "only tables ask for a Table");
 });
+
+test("get pods -w -l sends the selector on the watch too and prints only selected changes", async (t) => {
+  const { api, server } = await setup(t);
+  const { ctx, out, abort } = capture();
+  const running = runGetCommand(["pods", "-w", "-l", "app=a", "--no-headers", "-o", "name", "--server", server.url], ctx);
+  t.after(abort);
+  // The agent has subscribed the watch: changes from now on reach it.
+  for (let i = 0; i < 250 && api.watcherCount().pods === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(server.requests.find((r) => r.query.get("watch") === "true")?.query.get("labelSelector"), "app=a");
+  api.addPod(pod("b2", { app: "b" }));
+  api.addPod(pod("a9", { app: "a" }));
+  for (let i = 0; i < 250 && !out().includes("pod/a9"); i++) await new Promise((r) => setTimeout(r, 20));
+  abort();
+  assert.equal(await running, 0);
+  assert.equal(out(), "pod/a1\npod/a2\npod/a9\n");
+});
