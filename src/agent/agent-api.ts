@@ -2,6 +2,8 @@
 // the other resources, plus the node-only functions (logs, probe history, metrics, health).
 // The HTTP server (src/server/) depends on this interface only, never on the agent's internals.
 import type { ObjectMeta } from "../api/types.js";
+import type { ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 
@@ -95,8 +97,8 @@ export interface LogRequest {
 }
 
 /**
- * NodeApi is what only the node can answer: container logs, probe history, metrics and health
- * (the kubelet's own endpoints). Pods, events and every other object are in the store.
+ * NodeApi is what only the node can answer: container logs, exec, probe history, metrics and
+ * health (the kubelet's own endpoints). Pods, events and every other object are in the store.
  */
 export interface NodeApi {
   /** readLogs streams a container's log as plain text lines (CRI framing removed). Throws ApiError. */
@@ -109,6 +111,8 @@ export interface NodeApi {
   agentMetrics(): Promise<string>;
   /** healthz reports whether the agent's sync loop is alive. */
   healthz(): { ok: boolean; message: string };
+  /** execContainer finds the running container an exec goes into, or the Status refusing it. */
+  execContainer(namespace: string, pod: string, container?: string): ExecContainer | ExecStatus;
 }
 
 /** AgentApi is what the status server serves: the object store of the Kubernetes API and the node's own functions. */

@@ -26,6 +26,9 @@ import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
 import { apiPodsToSave, ensureNamespace, removeStoredPod, specOf, writePodStatus } from "./pod-store-sync.js";
 import { StoreView } from "./store-view.js";
+import { execContainerOf } from "./exec-target.js";
+import type { ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
 import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
@@ -500,6 +503,10 @@ export class Agent extends StoreView implements AgentApi {
     const worker = this.workers.get(pod.metadata.uid ?? "");
     if (worker === undefined) throw new ApiError("NotFound", `pods "${request.name}" not found`);
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
+  }
+
+  execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
+    return execContainerOf(this.store.get<Pod>(PODS.name, namespace, name), name, container, this.runtime);
   }
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {

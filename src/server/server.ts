@@ -14,6 +14,12 @@ import type { RequestContext } from "./request-context.js";
 import { matchRoute } from "./routes.js";
 import { methodNotAllowedStatus, notFoundStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
 import { StreamTracker } from "./stream-tracker.js";
+import type { Duplex } from "node:stream";
+import { handleExec } from "../apiserver/exec/handle-exec.js";
+import { refuseUpgrade } from "../apiserver/exec/websocket.js";
+
+/** EXEC_PATH is the one path served over a connection upgrade. */
+const EXEC_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/exec$/;
 
 /** StatusServerOptions configure startStatusServer; the timeouts have production defaults. */
 export interface StatusServerOptions {
@@ -108,6 +114,22 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   const serverOptions: ServerOptions = { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(headersTimeout / 4, 30_000)) };
   const server: Server = options.tls === undefined ? createServer(serverOptions) : createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key });
   server.maxConnections = MAX_CONNECTIONS;
+  // kubectl exec: a WebSocket upgrade, authenticated and gated like every other request.
+  const upgraded = new Set<Duplex>();
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+    void (async () => {
+      if (auth !== undefined && !auth.authenticate(req.headers.authorization)) return refuseUpgrade(socket, unauthorizedStatus());
+      if (options.ready !== undefined) await options.ready;
+      const { path } = splitRequestUrl(req.url ?? "/");
+      if (!EXEC_PATH.test(path)) return refuseUpgrade(socket, notFoundStatus());
+      await handleExec(req, socket, head, { resolveContainer: (namespace, pod, container) => api.execContainer(namespace, pod, container) });
+    })().catch((err: unknown) => {
+      logger.error("Unhandled upgrade failure", { err });
+      socket.destroy();
+    });
+  });
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       logger.error("Unhandled request failure", { err });
@@ -135,6 +157,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
       await streams.abortAll(clock.sleep(options.closeGraceMs ?? 1000, patience.signal));
       patience.abort();
       server.closeAllConnections();
+      for (const socket of upgraded) socket.destroy();
       await closed;
     })();
     return closing;
