@@ -4,11 +4,14 @@
 // and which deletions it started, read from the store's own watch.
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import type { Pod } from "../../src/api/types.js";
+import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
-import { systemClock, type Clock } from "../../src/util/clock.js";
+import { systemClock } from "../../src/util/clock.js";
+import { FixedNowClock } from "./fake-clock.js";
 
 /** FAKE_TIME is the timestamp the fake writes everywhere (creation, log lines). */
 export const FAKE_TIME = "2026-01-01T00:00:00Z";
@@ -25,11 +28,10 @@ type Follower = () => void;
 
 const key = (...parts: string[]): string => parts.join("/");
 
-const fixedClock: Clock = { ...systemClock, now: () => Date.parse(FAKE_TIME) };
 
 /** FakeAgentApi implements AgentApi over a real store; tests drive it with addPod/updatePod/recordEvent/appendLog. */
 export class FakeAgentApi implements AgentApi {
-  readonly store: ObjectStore = newApiStore(new ObjectStore(fixedClock));
+  readonly store: ObjectStore = newApiStore(new ObjectStore(new FixedNowClock(Date.parse(FAKE_TIME))));
   readonly nodeName = FAKE_NODE;
   /** Pods created through the API and deletions started through it (grace as stored), read from the store. */
   readonly calls = {
@@ -195,6 +197,13 @@ export class FakeAgentApi implements AgentApi {
 
   healthz(): { ok: boolean; message: string } {
     return { ...this.health };
+  }
+
+  /** execContainer finds no runtime in the fake: a known pod's exec is refused as not running. */
+  execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
+    const pod = this.store.get<Pod>("pods", namespace, name);
+    if (pod === undefined) return podNotFound(name);
+    return containerNotRunning(container ?? pod.spec.containers[0]?.name ?? "");
   }
 
   private mustGet(namespace: string, name: string): Pod {
