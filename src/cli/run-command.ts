@@ -47,6 +47,9 @@ Flags:
       --leave-running    on exit, leave containers running for the next agent to adopt
       --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one); off loopback
                          the API is served over HTTPS only
+      --secure-listen ADDR
+                         beside a loopback --listen, the same API over HTTPS, for kubectl (default: the
+                         same host, a free port; recorded for probelet kubeconfig)
       --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
                          one agent per state directory (a second one exits, naming the first one's PID)
       --token-file FILE  the token every request but /healthz needs (default: the state directory's
@@ -127,9 +130,18 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       await runtime.close();
       throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    // Where `probelet kubeconfig` finds this agent; forgotten once it stops serving.
-    await writeAgentUrl(stateDir, server.url);
-    return await runAgent({ values, ctx, runtime, agent, server, manifests, markReady, clock, logger, stateDir, fingerprint: credentials.fingerprint });
+    let secure;
+    try {
+      secure = credentials.server.tls === undefined ? await startSecureListener(values, stateDir, listenHost, { api: agent, token: credentials.server.token, ready, logger }) : undefined;
+    } catch (err) {
+      await server.close();
+      await runtime.close();
+      throw err;
+    }
+    // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
+    await writeAgentUrl(stateDir, (secure?.server ?? server).url);
+    const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint });
   } finally {
     await removeAgentUrl(stateDir);
     await lock.release();
@@ -143,6 +155,8 @@ interface RunningAgent {
   runtime: Runtime;
   agent: Agent;
   server: StatusServer;
+  /** The same API over HTTPS beside a loopback HTTP server (for kubectl), when a certificate could be had. */
+  secure: StatusServer | undefined;
   manifests: { name: string; text: string }[];
   markReady: () => void;
   clock: Clock;
@@ -171,7 +185,8 @@ async function runAgent(run: RunningAgent): Promise<number> {
   agent.start();
   run.markReady();
   const tls = run.fingerprint === undefined ? "" : ` (TLS certificate SHA-256 ${run.fingerprint})`;
-  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, status API ${server.url}${tls}, state ${run.stateDir}); Ctrl-C stops\n`);
+  const api = run.secure === undefined ? `status API ${server.url}${tls}` : `status API ${server.url}, HTTPS ${run.secure.url}${tls}`;
+  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, ${api}, state ${run.stateDir}); Ctrl-C stops\n`);
 
   await waitForAbort(ctx.signal);
   ctx.stdout("probelet: stopping pods gracefully (signal again to kill them at once)\n");
@@ -184,6 +199,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
   if (values["leave-running"]) {
     await agent.detach();
     await server.close();
+    await run.secure?.close();
     await runtime.close();
     ctx.stdout("probelet: stopped; containers left running for the next agent\n");
     return 0;
@@ -192,6 +208,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
   await Promise.race([graceful, secondSignal.then(() => agent.destroy())]);
   for (const off of unsubscribe) off();
   await server.close();
+  await run.secure?.close();
   await runtime.close();
   ctx.stdout("probelet: stopped\n");
   return 0;
@@ -222,6 +239,37 @@ async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values
   }
 }
 
+/**
+ * startSecureListener serves the API a second time over HTTPS beside a loopback HTTP listener,
+ * as the kubelet has its read-only port and its secure port: kubectl sends a bearer token over
+ * HTTPS only, so this is the address `probelet kubeconfig` gives it. The certificate is the
+ * state directory's self-signed one (or --tls-cert-file); without openssl there is none, which is
+ * reported, and the agent runs with its HTTP listener alone.
+ */
+async function startSecureListener(
+  values: ReturnType<typeof parseRunArgs>["values"],
+  stateDir: string,
+  host: string,
+  serve: { api: Agent; token: string; ready: Promise<void>; logger: Logger },
+): Promise<{ server: StatusServer; fingerprint: string } | undefined> {
+  const listen = values["secure-listen"] ?? `${host.includes(":") ? `[${host}]` : host}:0`;
+  let cert;
+  try {
+    const certFile = values["tls-cert-file"];
+    const keyFile = values["tls-private-key-file"];
+    cert = certFile !== undefined && keyFile !== undefined ? await loadServingCert(certFile, keyFile) : await loadOrCreateServingCert(stateDir, [host]);
+  } catch (err) {
+    serve.logger.warn("No HTTPS listener: kubectl will not send its token to the HTTP one", { err: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+  try {
+    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server") });
+    return { server, fingerprint: cert.fingerprint256 };
+  } catch (err) {
+    throw new UsageError(`cannot serve the status API over HTTPS on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 function parseRunArgs(argv: readonly string[]) {
   try {
     return parseArgs({
@@ -233,6 +281,7 @@ function parseRunArgs(argv: readonly string[]) {
         "cri-socket": { type: "string" },
         "leave-running": { type: "boolean" },
         listen: { type: "string" },
+        "secure-listen": { type: "string" },
         token: { type: "string" },
         "token-file": { type: "string" },
         "tls-cert-file": { type: "string" },
