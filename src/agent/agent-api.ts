@@ -2,7 +2,7 @@
 // the create/delete operations, in core/v1 shapes. The HTTP server (src/server/) depends on
 // this interface only, never on the agent's internals.
 import type { ObjectMeta, Pod } from "../api/types.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../prober/probe-history.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
 export interface ObjectReference {
@@ -113,6 +113,10 @@ export interface AgentApi {
   readLogs(request: LogRequest): AsyncIterable<string>;
   /** probeHistory returns a pod's last probes, oldest first; throws ApiError NotFound. */
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[];
+  /** probeHistoryRange returns a pod's probes and collapsed runs within a time range; throws ApiError NotFound. */
+  probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange;
+  /** probeHistoryWindowMs is how long probe history is kept: the largest range a query may ask for. */
+  readonly probeHistoryWindowMs: number;
   /** probeMetrics renders the kubelet's prober metrics in Prometheus text format. */
   probeMetrics(): Promise<string>;
   /** agentMetrics renders the agent's own metrics in Prometheus text format. */

@@ -13,7 +13,8 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
-import { ProbeHistory, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange } from "../prober/probe-history.js";
+import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
 import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
@@ -58,6 +59,8 @@ export interface AgentOptions {
   nodeName?: string;
   hostIP?: string;
   probeCloseMode?: CloseMode;
+  /** How long probe history is kept (default 24 h; `probelet run --probe-history-window`). */
+  probeHistoryWindowMs?: number;
 }
 
 /** AdmitResult is the outcome of admitting one manifest pod. */
@@ -70,7 +73,8 @@ export class Agent implements AgentApi {
   readonly events: EventStore;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
-  private readonly history = new ProbeHistory();
+  private readonly history: ProbeHistory;
+  private readonly historyFiles: ProbeHistoryFiles;
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
   private readonly clock: Clock;
@@ -109,6 +113,9 @@ export class Agent implements AgentApi {
     this.runtime = options.runtime;
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
+    const windowMs = options.probeHistoryWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
+    this.historyFiles = new ProbeHistoryFiles({ stateDir: options.stateDir, clock: this.clock, logger: this.logger.child("probe-history"), windowMs });
+    this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
     const nodeName = options.nodeName ?? hostname();
     this.events = new EventStore(this.clock, nodeName);
     this.metrics = new AgentMetrics();
@@ -179,6 +186,7 @@ export class Agent implements AgentApi {
    * that were created through the API (which are admitted again). Call before adding manifests.
    */
   async restore(): Promise<void> {
+    await this.historyFiles.load(this.history);
     this.saved = await this.store.loadStatuses();
     for (const pod of await this.store.loadApiPods()) {
       const result = this.admit(pod, "api", pod.metadata.uid);
@@ -399,7 +407,7 @@ export class Agent implements AgentApi {
     }
     const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
-    this.history.forget(uid);
+    this.history.forget(uid, this.closing);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
     this.emitPod("DELETED", gone);
   }
@@ -509,6 +517,15 @@ export class Agent implements AgentApi {
     return this.history.list(this.getPod(namespace, name).metadata.uid ?? "");
   }
 
+  probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
+    return this.history.query(this.getPod(namespace, name).metadata.uid ?? "", query);
+  }
+
+  /** probeHistoryWindowMs is how long probe history is kept. */
+  get probeHistoryWindowMs(): number {
+    return this.history.windowMs;
+  }
+
   probeMetrics(): Promise<string> {
     return this.proberMetrics.registry.metrics();
   }
@@ -549,6 +566,7 @@ export class Agent implements AgentApi {
     await this.loop;
     await this.gcRun;
     await this.store.idle();
+    await this.historyFiles.flush();
   }
 
   /**
@@ -564,6 +582,7 @@ export class Agent implements AgentApi {
     await this.loop;
     await this.gcRun;
     await this.store.idle();
+    await this.historyFiles.flush();
   }
 
   /** destroy kills every pod at once (a second signal): no grace, no preStop. */

@@ -49,7 +49,7 @@ test("ProbeHistory records each probe with its output, latency and its run again
 });
 
 test("ProbeHistory keeps the newest entries per probe and shortens long output", async () => {
-  const history = new ProbeHistory(4);
+  const history = new ProbeHistory({ recentLength: 4 });
   const { env, worker } = historyWorker(history);
   for (let i = 0; i < 9; i++) {
     env.exec.outcome = { result: "failure", output: `probe ${i} ${"x".repeat(HISTORY_OUTPUT_CHARS)}` };

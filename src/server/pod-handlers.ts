@@ -2,7 +2,8 @@
 // history, with the API server's paths, status codes and error texts.
 import type { LogRequest, WatchEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
+import { isRangeQuery, parseRangeQuery } from "./probe-range-query.js";
 import { serveLogs } from "./log-stream.js";
 import { nonNegativeInt, queryBool, queryNonNegativeInt } from "./query.js";
 import { decodeObjectBody, mediaType, readBody } from "./request-body.js";
@@ -120,19 +121,29 @@ export async function deletePod(ctx: RequestContext): Promise<void> {
   sendJson(ctx.res, 200, asPod(pod));
 }
 
-/** ProbeHistoryList is what GET …/pods/{name}/probes answers: the pod's last probes, oldest first. */
+/**
+ * ProbeHistoryList is what GET …/pods/{name}/probes answers: the pod's newest probes, oldest
+ * first; a range query (?since, until, container, probeType) adds the collapsed runs (segments).
+ */
 export interface ProbeHistoryList {
   kind: "ProbeHistoryList";
   apiVersion: "probelet/v1alpha1";
   metadata: { namespace: string; name: string };
   items: ProbeHistoryEntry[];
+  segments?: ProbeHistorySegment[];
 }
 
 /** podProbes serves GET /api/v1/namespaces/{ns}/pods/{name}/probes (beyond the API server: probe history). */
 export function podProbes(ctx: RequestContext): void {
   const { ns = "", name = "" } = ctx.params;
   ctx.subject.name = name;
-  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata: { namespace: ns, name }, items: ctx.api.probeHistory(ns, name) };
+  const metadata = { namespace: ns, name };
+  if (isRangeQuery(ctx.query)) {
+    const range = ctx.api.probeHistoryRange(ns, name, parseRangeQuery(ctx.query, ctx.api.probeHistoryWindowMs));
+    sendJson(ctx.res, 200, { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: range.items, segments: range.segments } satisfies ProbeHistoryList);
+    return;
+  }
+  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: ctx.api.probeHistory(ns, name) };
   sendJson(ctx.res, 200, list);
 }
 

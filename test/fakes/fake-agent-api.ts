@@ -4,7 +4,7 @@
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import { formatFieldErrorBody, formatInvalidObject, invalid, required, type FieldError } from "../../src/api/field-errors.js";
 import type { Pod } from "../../src/api/types.js";
-import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../../src/prober/probe-history.js";
 
 /** FAKE_TIME is the timestamp the fake writes everywhere (creation, deletion, log lines). */
 export const FAKE_TIME = "2026-01-01T00:00:00Z";
@@ -190,6 +190,15 @@ export class FakeAgentApi implements AgentApi {
     this.mustGet(namespace, name);
     return structuredClone(this.probes.get(key(namespace, name)) ?? []);
   }
+
+  /** probeHistoryRange serves the stored probes within the range (the fake keeps no segments). */
+  probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
+    const items = this.probeHistory(namespace, name).filter((e) => Date.parse(e.time) >= (query.since ?? -Infinity) && Date.parse(e.time) <= (query.until ?? Infinity) && (query.container === undefined || e.container === query.container) && (query.probeType === undefined || e.probeType === query.probeType));
+    return { items, segments: [] };
+  }
+
+  /** probeHistoryWindowMs is the default window (24 h). */
+  readonly probeHistoryWindowMs = 24 * 3600_000;
 
   /** probeMetrics resolves with probeMetricsText (rejects if it is an Error). */
   probeMetrics(): Promise<string> {
