@@ -1,7 +1,8 @@
 // Probe history on disk: one append-only file per pod under <state-dir>/probe-history, so the
 // history survives an agent restart. New probes are written in batches (every FLUSH_INTERVAL_MS
 // per pod, and on close) as lines of JSON: a run of identical results becomes one segment line,
-// the probes around a change stay whole entries. Each file is capped (MAX_FILE_BYTES) and
+// short runs (a change) stay whole entries, and the final flush keeps each worker's newest probe
+// whole for describe and explain. Each file is capped (MAX_FILE_BYTES) and
 // rotated by size and age: the current file becomes "<name>.old" (replacing the previous one),
 // so a pod never holds more than two files. A file that is corrupt or of another version is
 // removed and the pod starts with an empty history, said in the log.
@@ -17,7 +18,7 @@ export const HISTORY_DIR = "probe-history";
 /** HISTORY_FILE_VERSION is written in every file's first line; another version is not read. */
 export const HISTORY_FILE_VERSION = 1;
 /** FLUSH_INTERVAL_MS is how often a pod's new probes are appended to its file. */
-export const FLUSH_INTERVAL_MS = 30_000;
+export const FLUSH_INTERVAL_MS = 60_000;
 /** MAX_FILE_BYTES caps each of a pod's two files (1 MiB). */
 export const MAX_FILE_BYTES = 1024 * 1024;
 /** Probes waiting for a flush, per pod, before one is forced. */
@@ -80,9 +81,9 @@ export class ProbeHistoryFiles implements HistorySink {
     });
   }
 
-  /** flush writes every pod's queued probes and resolves when all writes are done. */
+  /** flush writes every pod's queued probes (each worker's newest whole) and resolves when all writes are done. */
   async flush(): Promise<void> {
-    for (const uid of [...this.pending.keys()]) this.flushPod(uid);
+    for (const uid of [...this.pending.keys()]) this.flushPod(uid, true);
     await Promise.all(this.writes.values());
   }
 
@@ -124,12 +125,12 @@ export class ProbeHistoryFiles implements HistorySink {
     }
   }
 
-  private flushPod(podUid: string): void {
+  private flushPod(podUid: string, keepNewestWhole = false): void {
     const queue = this.pending.get(podUid);
     this.pending.delete(podUid);
     this.lastFlush.set(podUid, this.options.clock.now());
     if (queue === undefined || queue.length === 0) return;
-    const text = renderLines(queue);
+    const text = renderLines(queue, keepNewestWhole);
     this.chain(podUid, () => this.write(podUid, text));
   }
 
@@ -170,8 +171,11 @@ export class ProbeHistoryFiles implements HistorySink {
 
 type ParsedLine = { entry: ProbeHistoryEntry } | { segment: ProbeHistorySegment };
 
-/** renderLines writes a batch: per worker, runs of identical results longer than WHOLE_RUN as one segment, the rest whole. */
-export function renderLines(batch: readonly ProbeHistoryEntry[]): string {
+/**
+ * renderLines writes a batch: per worker, runs of identical results longer than WHOLE_RUN as
+ * segments, the rest whole; with keepNewestWhole the worker's newest probe is always whole.
+ */
+export function renderLines(batch: readonly ProbeHistoryEntry[], keepNewestWhole: boolean): string {
   const byWorker = new Map<string, ProbeHistoryEntry[]>();
   for (const e of batch) {
     const key = `${e.container}/${e.probeType}`;
@@ -187,13 +191,13 @@ export function renderLines(batch: readonly ProbeHistoryEntry[]): string {
       let j = i + 1;
       while (j < entries.length && entries[j]!.result === first.result && entries[j]!.containerID === first.containerID) j++;
       const run = entries.slice(i, j);
+      const newestWhole = keepNewestWhole && j === entries.length;
       if (run.length <= WHOLE_RUN) for (const e of run) lines.push(JSON.stringify({ e }));
       else {
-        // The run's last probe stays whole: describe and explain read the newest entries.
         const segments: ProbeHistorySegment[] = [];
-        for (const e of run.slice(0, -1)) foldIntoSegments(segments, e);
+        for (const e of newestWhole ? run.slice(0, -1) : run) foldIntoSegments(segments, e);
         for (const s of segments) lines.push(JSON.stringify({ s }));
-        lines.push(JSON.stringify({ e: run.at(-1) }));
+        if (newestWhole) lines.push(JSON.stringify({ e: run.at(-1) }));
       }
       i = j;
     }

@@ -81,12 +81,12 @@ export interface HistoryQuery {
 
 /** DEFAULT_HISTORY_WINDOW_MS is how long history is kept by default (24 h). */
 export const DEFAULT_HISTORY_WINDOW_MS = 24 * 3600_000;
-/** RECENT_ENTRIES is how many probes per worker are kept whole (2 min at periodSeconds 1). */
-export const RECENT_ENTRIES = 120;
+/** RECENT_ENTRIES is how many probes per worker are kept whole (1 min at periodSeconds 1, 10 min at the default 10). */
+export const RECENT_ENTRIES = 60;
 /** SEGMENT_SPAN_MS is the longest time one segment covers, so a day of one result is still drawn in steps. */
 export const SEGMENT_SPAN_MS = 5 * 60_000;
 /** MAX_SEGMENTS bounds the segments per worker (a day of 5-minute segments is 288; flapping uses more). */
-export const MAX_SEGMENTS = 2048;
+export const MAX_SEGMENTS = 1024;
 
 /** HistorySink is where a pod's new probes go to be persisted (probe-history-file.ts). */
 export interface HistorySink {
@@ -171,7 +171,16 @@ export class ProbeHistory {
   addSegment(podUid: string, segment: ProbeHistorySegment): void {
     const worker = this.workerOf(podUid, segment.container, segment.probeType);
     for (const entry of worker.recent.splice(0)) foldIntoSegments(worker.segments, entry);
-    worker.segments.push(segment);
+    const last = worker.segments.at(-1);
+    if (last !== undefined && continues(last, segment.result, segment.containerID, segment.threshold, Date.parse(segment.start)) && Date.parse(segment.end) - Date.parse(last.start) < SEGMENT_SPAN_MS) {
+      last.end = segment.end;
+      last.count += segment.count;
+      last.latencyMinMs = Math.min(last.latencyMinMs, segment.latencyMinMs);
+      last.latencyMaxMs = Math.max(last.latencyMaxMs, segment.latencyMaxMs);
+      last.latencySumMs = roundMicros(last.latencySumMs + segment.latencySumMs);
+      last.lastOutput = segment.lastOutput;
+      last.lastRun = segment.lastRun;
+    } else worker.segments.push(segment);
     this.prune(worker, Date.parse(segment.end));
   }
 
@@ -242,7 +251,7 @@ export class ProbeHistory {
 export function foldIntoSegments(segments: ProbeHistorySegment[], entry: ProbeHistoryEntry): void {
   const last = segments.at(-1);
   const t = Date.parse(entry.time);
-  if (last !== undefined && last.result === entry.result && last.containerID === entry.containerID && last.threshold === entry.threshold && t - Date.parse(last.start) < SEGMENT_SPAN_MS && t >= Date.parse(last.end)) {
+  if (last !== undefined && continues(last, entry.result, entry.containerID, entry.threshold, t) && t - Date.parse(last.start) < SEGMENT_SPAN_MS) {
     last.end = entry.time;
     last.count++;
     last.latencyMinMs = Math.min(last.latencyMinMs, entry.latencyMs);
@@ -267,6 +276,11 @@ export function foldIntoSegments(segments: ProbeHistorySegment[], entry: ProbeHi
     lastRun: entry.run,
     threshold: entry.threshold,
   });
+}
+
+/** continues reports whether a probe (or run) starting at t with these fields may extend segment last. */
+function continues(last: ProbeHistorySegment, result: Result, containerID: string, threshold: number, t: number): boolean {
+  return last.result === result && last.containerID === containerID && last.threshold === threshold && t >= Date.parse(last.end);
 }
 
 function shorten(output: string): string {
