@@ -127,7 +127,7 @@ test(
     const chart = await page.locator('[data-testid="timeline"]').boundingBox();
     const firstMark = await page.locator('[data-testid="timeline"] rect[data-type="liveness"]').first().boundingBox();
     assert.ok(chart && firstMark);
-    await page.mouse.move(Math.max(chart.x + chart.width * 0.09, firstMark.x - 12), chart.y + 30);
+    await page.mouse.move(Math.max(chart.x + chart.width * 0.09, firstMark.x - 3), chart.y + 30);
     await page.mouse.down();
     await page.mouse.move(chart.x + chart.width - 4, chart.y + 30, { steps: 5 });
     await page.mouse.up();
