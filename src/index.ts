@@ -31,7 +31,7 @@ export { ProbeManager, canInheritProbeState, type ProbeManagerOptions, type Prob
 export { ResultsManager, type ResultUpdate, type ResultListener } from "./prober/results/results-manager.js";
 export { resultString, toPrometheusType, type Result } from "./prober/results/result.js";
 export { ProberMetrics } from "./prober/metrics.js";
-export { ProbeHistory, PROBE_HISTORY_LENGTH, describeRun, type ProbeHistoryEntry } from "./prober/probe-history.js";
+export { ProbeHistory, RECENT_ENTRIES, DEFAULT_HISTORY_WINDOW_MS, describeRun, type ProbeHistoryEntry, type ProbeHistorySegment, type ProbeHistoryRange } from "./prober/probe-history.js";
 export { PROBE_TYPES, type ProbeType } from "./prober/probe-type.js";
 export { resolveContainerPort } from "./prober/port.js";
 export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/events.js";

@@ -16,7 +16,8 @@ import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js"
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
-import { ProbeHistory, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange } from "../prober/probe-history.js";
+import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
 import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
@@ -69,6 +70,8 @@ export interface AgentOptions {
   nodeName?: string;
   hostIP?: string;
   probeCloseMode?: CloseMode;
+  /** How long probe history is kept (default 24 h; `probelet run --probe-history-window`). */
+  probeHistoryWindowMs?: number;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -83,7 +86,8 @@ export class Agent extends StoreView implements AgentApi {
   readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
-  private readonly history = new ProbeHistory();
+  private readonly history: ProbeHistory;
+  private readonly historyFiles: ProbeHistoryFiles;
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
   private readonly clock: Clock;
@@ -121,6 +125,9 @@ export class Agent extends StoreView implements AgentApi {
     this.pleg = new Pleg(this.runtime, this.clock, this.logger);
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
+    const windowMs = options.probeHistoryWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
+    this.historyFiles = new ProbeHistoryFiles({ stateDir: options.stateDir, clock: this.clock, logger: this.logger.child("probe-history"), windowMs });
+    this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
@@ -201,6 +208,7 @@ export class Agent extends StoreView implements AgentApi {
    * that were created through the API (which are admitted again). Call before adding manifests.
    */
   async restore(): Promise<void> {
+    await this.historyFiles.load(this.history);
     this.saved = await this.state.loadStatuses();
     for (const pod of await this.state.loadApiPods()) {
       const result = createApiPod(this.store, pod, this.nodeName, { restore: true });
@@ -442,7 +450,7 @@ export class Agent extends StoreView implements AgentApi {
       if (record.source === "api") void this.saveApiPods();
     }
     this.statusManager.removePod(uid);
-    this.history.forget(uid);
+    this.history.forget(uid, this.closing);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
   }
 
@@ -513,6 +521,15 @@ export class Agent extends StoreView implements AgentApi {
     return this.history.list(this.getPod(namespace, name).metadata.uid ?? "");
   }
 
+  probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
+    return this.history.query(this.getPod(namespace, name).metadata.uid ?? "", query);
+  }
+
+  /** probeHistoryWindowMs is how long probe history is kept. */
+  get probeHistoryWindowMs(): number {
+    return this.history.windowMs;
+  }
+
   probeMetrics(): Promise<string> {
     return this.proberMetrics.registry.metrics();
   }
@@ -555,6 +572,7 @@ export class Agent extends StoreView implements AgentApi {
     await this.loop;
     await this.gcRun;
     await this.state.idle();
+    await this.historyFiles.flush();
   }
 
   /**

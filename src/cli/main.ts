@@ -47,6 +47,7 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
     summary: "print a kubeconfig for the local agent, for kubectl and client libraries",
     load: async () => (await import("./kubeconfig-command.js")).runKubeconfigCommand,
   },
+  console: { summary: "open the agent's web console (pods, probe timelines) logged in", load: async () => (await import("./console-command.js")).runConsoleCommand },
   lint: { summary: "warn about risky probe configurations in Pod manifests", load: async () => (await import("./lint-command.js")).runLintCommand },
 };
 

@@ -15,6 +15,7 @@ import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js"
 import { removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
+import { parseGoDuration } from "./go-duration.js";
 import { startStatusServer, type StatusServer } from "../server/server.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -32,7 +33,7 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
-               [--leave-running]
+               [--leave-running] [--probe-history-window DURATION]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -57,6 +58,9 @@ Flags:
       --tls-cert-file FILE, --tls-private-key-file FILE
                          the serving certificate off loopback (default: a self-signed one made at first
                          start in the state directory's pki/; its SHA-256 fingerprint is printed)
+      --probe-history-window DURATION
+                         how long each probe's history is kept, in memory (bounded) and in the state
+                         directory, for the console and describe/explain (default 24h; 1m to 168h)
       --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
   -q, --quiet            no live view
 `;
@@ -89,6 +93,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   }
   const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
   const level = parseLevel(values["log-level"] ?? "warn");
+  const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
   const logger = createLogger({ level });
   const clock = ctx.clock ?? systemClock;
 
@@ -120,7 +125,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
     const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
-    const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent") });
+    const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent"), ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}) });
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
     let server;
@@ -288,6 +293,7 @@ function parseRunArgs(argv: readonly string[]) {
         "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
         "log-level": { type: "string" },
+        "probe-history-window": { type: "string" },
         quiet: { type: "boolean", short: "q" },
         help: { type: "boolean", short: "h" },
       },
@@ -297,6 +303,14 @@ function parseRunArgs(argv: readonly string[]) {
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** parseHistoryWindow reads --probe-history-window: a Go duration from 1m to 168h. */
+function parseHistoryWindow(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseGoDuration(text);
+  if (ms === undefined || ms < 60_000 || ms > 168 * 3600_000) throw new UsageError(`invalid --probe-history-window "${text}": want a duration from 1m to 168h, such as 24h`);
+  return ms;
 }
 
 /**

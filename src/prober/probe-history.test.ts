@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defaultTestProbe, newTestEnv, newTestWorker, runningStatus, testContainerID, testContainerName, testPodUID, testPodWithProbe } from "../../test/fixtures.js";
-import { describeRun, HISTORY_OUTPUT_CHARS, ProbeHistory, type ProbeHistoryEntry } from "./probe-history.js";
+import { describeRun, HISTORY_OUTPUT_CHARS, ProbeHistory, SEGMENT_SPAN_MS, type ProbeHistoryEntry } from "./probe-history.js";
 
 /** historyWorker is a readiness worker (S=2, F=3) whose every finished probe lands in `history`. */
 function historyWorker(history: ProbeHistory) {
@@ -49,7 +49,7 @@ test("ProbeHistory records each probe with its output, latency and its run again
 });
 
 test("ProbeHistory keeps the newest entries per probe and shortens long output", async () => {
-  const history = new ProbeHistory(4);
+  const history = new ProbeHistory({ recentLength: 4 });
   const { env, worker } = historyWorker(history);
   for (let i = 0; i < 9; i++) {
     env.exec.outcome = { result: "failure", output: `probe ${i} ${"x".repeat(HISTORY_OUTPUT_CHARS)}` };
@@ -87,4 +87,38 @@ test("describeRun", () => {
     [{ result: "Unknown", run: 1, threshold: 1 }, "unknown"],
   ];
   for (const [entry, want] of cases) assert.equal(describeRun(entry), want);
+});
+
+function syntheticEntry(time: number, result: ProbeHistoryEntry["result"], extra: Partial<ProbeHistoryEntry> = {}): ProbeHistoryEntry {
+  return { time: new Date(time).toISOString(), container: "app", probeType: "liveness", containerID: "process://1", result, output: "", latencyMs: 1, run: 1, threshold: 3, ...extra };
+}
+
+test("ProbeHistory range queries return the entries and segments within [since, until], by container and probe type", () => {
+  const history = new ProbeHistory({ recentLength: 10 });
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < 100; i++) {
+    history.addEntry("uid", syntheticEntry(t0 + i * 1000, i < 50 ? "Success" : "Failure"));
+    history.addEntry("uid", syntheticEntry(t0 + i * 1000, "Success", { probeType: "readiness" }));
+    history.addEntry("uid", syntheticEntry(t0 + i * 1000, "Success", { container: "sidecar" }));
+  }
+  const all = history.query("uid", {});
+  assert.equal(all.items.length, 30);
+  assert.equal(all.items.length + all.segments.reduce((n, s) => n + s.count, 0), 300);
+  const liveness = history.query("uid", { container: "app", probeType: "liveness" });
+  assert.deepEqual(liveness.segments.map((s) => [s.result, s.count]), [["Success", 50], ["Failure", 40]]);
+  const window = history.query("uid", { since: t0 + 95_000, until: t0 + 97_000, container: "app", probeType: "liveness" });
+  assert.deepEqual(window.items.map((e) => Date.parse(e.time) - t0), [95_000, 96_000, 97_000]);
+  assert.deepEqual(window.segments, []);
+  const early = history.query("uid", { until: t0 + 10_000, probeType: "liveness", container: "app" });
+  assert.deepEqual(early.segments.map((s) => s.result), ["Success"]);
+});
+
+test("ProbeHistory segments never span more than SEGMENT_SPAN_MS nor join two container instances", () => {
+  const history = new ProbeHistory({ recentLength: 1 });
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let i = 0; i <= 600; i++) history.addEntry("uid", syntheticEntry(t0 + i * 1000, "Success", { containerID: i < 300 ? "process://1" : "process://2" }));
+  const segments = history.query("uid", {}).segments;
+  for (const s of segments) assert.ok(Date.parse(s.end) - Date.parse(s.start) < SEGMENT_SPAN_MS);
+  assert.ok(segments.some((s) => s.containerID === "process://1") && segments.some((s) => s.containerID === "process://2"));
+  assert.ok(segments.every((s, i) => i === 0 || segments[i - 1]!.containerID === s.containerID || Date.parse(segments[i - 1]!.end) < Date.parse(s.start)));
 });

@@ -3,7 +3,8 @@
 import type { NodeApi } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
+import { isRangeQuery, parseRangeQuery } from "./probe-range-query.js";
 import { PROMETHEUS_CONTENT_TYPE, sendBody, sendJson, sendText } from "./respond.js";
 import type { Handler, RequestContext } from "./request-context.js";
 
@@ -35,6 +36,8 @@ export interface ProbeHistoryList {
   apiVersion: "probelet/v1alpha1";
   metadata: { namespace: string; name: string };
   items: ProbeHistoryEntry[];
+  /** With a range query: the older runs folded into segments (docs/console.md). */
+  segments?: ProbeHistorySegment[];
 }
 
 /** podProbes serves GET /api/v1/namespaces/{ns}/pods/{name}/probes (beyond the API server: probe history). */
@@ -42,6 +45,12 @@ export function podProbes(ctx: RequestContext): void {
   const { ns = "", name = "" } = ctx.params;
   ctx.subject.name = name;
   ctx.api.store.mustGet(PODS.name, ns, name);
-  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata: { namespace: ns, name }, items: ctx.api.probeHistory(ns, name) };
+  const metadata = { namespace: ns, name };
+  if (isRangeQuery(ctx.query)) {
+    const range = ctx.api.probeHistoryRange(ns, name, parseRangeQuery(ctx.query, ctx.api.probeHistoryWindowMs));
+    sendJson(ctx.res, 200, { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: range.items, segments: range.segments } satisfies ProbeHistoryList);
+    return;
+  }
+  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: ctx.api.probeHistory(ns, name) };
   sendJson(ctx.res, 200, list);
 }

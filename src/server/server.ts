@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { AgentApi } from "../agent/agent-api.js";
+import { ConsoleGate } from "../console/console-gate.js";
 import { joinHostPort } from "../probe/address.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
@@ -85,6 +86,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   const headersTimeout = Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout);
   const idleTimeout = options.idleTimeoutMs ?? 60_000;
   const streams = new StreamTracker();
+  const consoleGate = await ConsoleGate.create(clock, options.tls !== undefined);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = clock.monotonic();
@@ -95,7 +97,10 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     });
     req.socket.setTimeout(idleTimeout);
     const health = path === HEALTHZ_PATH;
-    if (auth !== undefined && !health && !auth.authenticate(req.headers.authorization)) return sendStatus(res, unauthorizedStatus());
+    const bearer = auth === undefined || auth.authenticate(req.headers.authorization);
+    // The web console's pages and login (src/console/); its session cookie also opens the API for reading.
+    if (!health && consoleGate.handle({ req, res, path, query, bearer, api })) return;
+    if (!bearer && !health && !consoleGate.opensApi(req)) return sendStatus(res, unauthorizedStatus());
     if (!health && options.ready !== undefined) await options.ready;
     const match = matchRoute(path);
     if (match === undefined) return sendStatus(res, notFoundStatus());

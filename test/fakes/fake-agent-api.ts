@@ -9,7 +9,7 @@ import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
-import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../../src/prober/probe-history.js";
 import { systemClock } from "../../src/util/clock.js";
 import { FixedNowClock } from "./fake-clock.js";
 
@@ -184,6 +184,15 @@ export class FakeAgentApi implements AgentApi {
     this.mustGet(namespace, name);
     return structuredClone(this.probes.get(key(namespace, name)) ?? []);
   }
+
+  /** probeHistoryRange serves the stored probes within the range (the fake keeps no segments). */
+  probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
+    const items = this.probeHistory(namespace, name).filter((e) => Date.parse(e.time) >= (query.since ?? -Infinity) && Date.parse(e.time) <= (query.until ?? Infinity) && (query.container === undefined || e.container === query.container) && (query.probeType === undefined || e.probeType === query.probeType));
+    return { items, segments: [] };
+  }
+
+  /** probeHistoryWindowMs is the default window (24 h). */
+  readonly probeHistoryWindowMs = 24 * 3600_000;
 
   /** probeMetrics resolves with probeMetricsText (rejects if it is an Error). */
   probeMetrics(): Promise<string> {

@@ -1,0 +1,89 @@
+// The console's shell: one pod watch and one event watch shared by every page, hash routing
+// (#/pods, #/pods/{ns}/{name}, #/events), a light/dark switch, and "/" to jump to the filter.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { watchObjects, type WatchStatus } from "./api";
+import { EventsPage } from "./events-page";
+import type { KubeEvent, Pod } from "./model";
+import { PodPage } from "./pod-page";
+import { PodsPage } from "./pods-page";
+import "./style.css";
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const on = (): void => setHash(location.hash);
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  return hash;
+}
+
+function useNow(ms: number): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(id);
+  }, [ms]);
+  return now;
+}
+
+function App() {
+  const hash = useHash();
+  const now = useNow(1000);
+  const [pods, setPods] = useState<Pod[]>([]);
+  const [events, setEvents] = useState<KubeEvent[]>([]);
+  const [status, setStatus] = useState<WatchStatus>("connecting");
+  const [theme, setTheme] = useState(localStorage.getItem("probelet-theme") ?? "auto");
+  useEffect(() => watchObjects<Pod>("/api/v1/pods", (m) => setPods([...m.values()]), setStatus), []);
+  useEffect(() => watchObjects<KubeEvent>("/api/v1/events", (m) => setEvents([...m.values()]), () => undefined, 5000), []);
+  useEffect(() => {
+    document.documentElement.dataset["theme"] = theme;
+    localStorage.setItem("probelet-theme", theme);
+  }, [theme]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent): void => {
+      const target = e.target as HTMLElement;
+      if (e.key === "/" && target.tagName !== "INPUT") {
+        const filter = document.querySelector<HTMLInputElement>(".filters input");
+        if (filter) {
+          e.preventDefault();
+          filter.focus();
+        }
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+  const route = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  let page;
+  if (route[0] === "pods" && route.length === 3) {
+    const [, ns = "", name = ""] = route;
+    page = <PodPage namespace={ns} name={name} pod={pods.find((p) => (p.metadata.namespace ?? "default") === ns && p.metadata.name === name)} events={events} now={now} />;
+  } else if (route[0] === "events") page = <EventsPage events={events} now={now} />;
+  else page = <PodsPage pods={pods} now={now} />;
+  return (
+    <>
+      <header>
+        <a class="brand" href="#/pods">probelet</a>
+        <nav aria-label="pages">
+          <a href="#/pods" aria-current={route[0] !== "events" ? "page" : undefined}>Pods</a>
+          <a href="#/events" aria-current={route[0] === "events" ? "page" : undefined}>Events</a>
+        </nav>
+        <span class={`watch watch-${status}`} data-testid="watch-status" role="status">{status === "live" ? "live" : status === "retrying" ? "reconnecting…" : "connecting…"}</span>
+        <label class="theme">
+          Theme{" "}
+          <select value={theme} onChange={(e) => setTheme((e.target as HTMLSelectElement).value)}>
+            <option value="auto">auto</option>
+            <option value="light">light</option>
+            <option value="dark">dark</option>
+          </select>
+        </label>
+      </header>
+      <main>{page}</main>
+    </>
+  );
+}
+
+const root = document.getElementById("app");
+if (root !== null) render(<App />, root);
