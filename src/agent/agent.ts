@@ -33,6 +33,10 @@ import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
+import { MemoryConfigObjects, type ConfigObjects, type ConfigObjectChange } from "../volumes/config-objects.js";
+import { nodeAllocatable } from "../volumes/node-allocatable.js";
+import { PodVolumes } from "../volumes/pod-volumes.js";
+import { referencesObject } from "../volumes/volume-payload.js";
 
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
 const TERMINATE_RETRY_DELAY_MS = 1000;
@@ -58,6 +62,11 @@ export interface AgentOptions {
   nodeName?: string;
   hostIP?: string;
   probeCloseMode?: CloseMode;
+  /**
+   * Where pods' ConfigMaps and Secrets are read (env sources and volumes); a change syncs the
+   * pods that reference the object. Default: an empty MemoryConfigObjects.
+   */
+  configObjects?: ConfigObjects;
 }
 
 /** AdmitResult is the outcome of admitting one manifest pod. */
@@ -68,6 +77,8 @@ export class Agent implements AgentApi {
   readonly probeManager: ProbeManager;
   readonly statusManager: StatusManager;
   readonly events: EventStore;
+  /** The ConfigMaps and Secrets pods read. */
+  readonly configObjects: ConfigObjects;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history = new ProbeHistory();
@@ -107,6 +118,7 @@ export class Agent implements AgentApi {
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
+    this.configObjects = options.configObjects ?? new MemoryConfigObjects();
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
     const nodeName = options.nodeName ?? hostname();
@@ -141,7 +153,12 @@ export class Agent implements AgentApi {
       hostIP: options.hostIP ?? "127.0.0.1",
       nodeName,
       agentId: this.agentId,
+      configObjects: this.configObjects,
+      volumes: new PodVolumes(`${options.stateDir}/volumes`),
+      nodeAllocatable: nodeAllocatable(options.stateDir),
     });
+    const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
+    this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
     this.store = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
@@ -161,6 +178,14 @@ export class Agent implements AgentApi {
       this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
     });
+  }
+
+  /** configObjectChanged syncs every pod that reads the changed ConfigMap or Secret (env or volume). */
+  private configObjectChanged(change: ConfigObjectChange): void {
+    for (const worker of this.workers.values()) {
+      const pod = worker.record.pod;
+      if ((pod.metadata.namespace ?? "default") === change.namespace && referencesObject(pod, change.kind, change.name)) worker.queueSync();
+    }
   }
 
   /** handleProbeSync syncs the pod by UID if the agent still has it (stale updates are ignored). */

@@ -60,8 +60,17 @@ export interface ContainerConfig {
   annotations: Labels;
   /** Log file path relative to the sandbox's logDirectory (e.g. "app/0.log"). */
   logPath: string;
+  /** Volume mounts: host paths bind-mounted at container paths (CRI Mount; empty when none). */
+  mounts?: Mount[];
   /** resources.limits.memory in bytes (CRI memory_limit_in_bytes); the process runtime has no cgroup to apply it to. */
   memoryLimitBytes?: number;
+}
+
+/** Mount is one bind mount of a container (CRI Mount): the host path appears at containerPath. */
+export interface Mount {
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
 }
 
 /** ContainerState mirrors CRI's CONTAINER_CREATED / RUNNING / EXITED / UNKNOWN. */
@@ -129,6 +138,11 @@ export class RuntimeError extends Error {
 export interface Runtime extends CommandRunner {
   /** The runtime's type, used as the container ID scheme ("process", "containerd"). */
   readonly type: string;
+  /**
+   * mountsUnsupportedReason says why this runtime cannot give containers volume mounts right
+   * now, or undefined when it can; the agent then holds such containers back with this reason.
+   */
+  mountsUnsupportedReason(): Promise<string | undefined>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 

@@ -38,6 +38,15 @@ export class FakeRuntime implements Runtime {
     if (this.unavailable) throw new RuntimeError("Unavailable", "connection error: desc = \"transport: Error while dialing: dial unix /run/fake.sock: connect: connection refused\"");
   }
 
+  /** When set, mountsUnsupportedReason answers it (as the process runtime without root does). */
+  mountsUnsupported: string | undefined;
+  /** The mounts of every created container, by container name (latest creation wins). */
+  readonly mountsByName = new Map<string, NonNullable<ContainerConfig["mounts"]>>();
+
+  async mountsUnsupportedReason(): Promise<string | undefined> {
+    return this.mountsUnsupported;
+  }
+
   async version() {
     this.guard();
     return { runtimeName: "fake", runtimeVersion: "0" };
@@ -77,6 +86,7 @@ export class FakeRuntime implements Runtime {
     this.guard();
     const id = `c${this.next++}`;
     this.calls.push(`create ${config.name}#${config.attempt}`);
+    this.mountsByName.set(config.name, config.mounts ?? []);
     this.containers.set(id, {
       id,
       podSandboxId: sandboxId,

@@ -77,6 +77,8 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     args: [...config.args],
     working_dir: config.workingDir ?? "",
     envs: config.envs.map(({ key, value }) => ({ key, value })),
+    // kubelet kuberuntime_container.go makeMounts: one CRI Mount per volume mount, host path to container path.
+    mounts: (config.mounts ?? []).map((m) => ({ container_path: m.containerPath, host_path: m.hostPath, readonly: m.readonly })),
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     log_path: config.logPath,

@@ -58,6 +58,8 @@ export interface CriContainerConfig {
   args: string[];
   working_dir: string;
   envs: { key: string; value: string }[];
+  /** CRI Mount: bind mounts (selinux_relabel and propagation left at their defaults: false, PRIVATE). */
+  mounts: { container_path: string; host_path: string; readonly: boolean }[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;
