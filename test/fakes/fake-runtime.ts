@@ -40,8 +40,8 @@ export class FakeRuntime implements Runtime {
 
   /** When set, mountsUnsupportedReason answers it (as the process runtime without root does). */
   mountsUnsupported: string | undefined;
-  /** The mounts of every created container, by container name (latest creation wins). */
-  readonly mountsByName = new Map<string, NonNullable<ContainerConfig["mounts"]>>();
+  /** The config of every created container, by container name (latest creation wins). */
+  readonly configs = new Map<string, ContainerConfig>();
 
   async mountsUnsupportedReason(): Promise<string | undefined> {
     return this.mountsUnsupported;
@@ -86,7 +86,7 @@ export class FakeRuntime implements Runtime {
     this.guard();
     const id = `c${this.next++}`;
     this.calls.push(`create ${config.name}#${config.attempt}`);
-    this.mountsByName.set(config.name, config.mounts ?? []);
+    this.configs.set(config.name, config);
     this.containers.set(id, {
       id,
       podSandboxId: sandboxId,
