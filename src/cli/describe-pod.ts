@@ -4,6 +4,7 @@
 import type { KubeEvent } from "../agent/agent-api.js";
 import { defaultProbe } from "../api/defaults.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe } from "../api/types.js";
+import { splitSubscriptedPath } from "../api/validation-env-sources.js";
 import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
 import { humanDuration } from "./pod-table.js";
 
@@ -158,6 +159,7 @@ function containerLines(label: string, containers: readonly Container[], statuse
     if (c.livenessProbe) lines.push(`${L2}Liveness:\t${describeProbe(c.livenessProbe)}`);
     if (c.readinessProbe) lines.push(`${L2}Readiness:\t${describeProbe(c.readinessProbe)}`);
     if (c.startupProbe) lines.push(`${L2}Startup:\t${describeProbe(c.startupProbe)}`);
+    lines.push(...envFromLines(c));
     const env = c.env ?? [];
     lines.push(env.length === 0 ? `${L2}Environment:\t<none>` : `${L2}Environment:`, ...env.flatMap((e) => envLines(e, pod)));
     lines.push(`${L2}Mounts:\t<none>`);
@@ -192,6 +194,21 @@ function resourceLines(resources: Record<string, unknown> | undefined): string[]
   return lines;
 }
 
+// kubectl describe.go describeContainerEnvFrom: one line per source, shown only when there are any.
+function envFromLines(c: Container): string[] {
+  const sources = c.envFrom ?? [];
+  if (sources.length === 0) return [];
+  return [
+    `${L2}Environment Variables from:`,
+    ...sources.map((e) => {
+      const ref = e.configMapRef ?? e.secretRef;
+      const from = e.configMapRef ? "ConfigMap" : "Secret";
+      const kind = e.prefix ? `${from} with prefix '${e.prefix}'` : from;
+      return `${L3}${ref?.name ?? ""}\t${kind}\tOptional: ${ref?.optional === true}`;
+    }),
+  ];
+}
+
 function envLines(e: EnvVar, pod: Pod): string[] {
   const from = e.valueFrom as Record<string, Record<string, unknown> | undefined> | undefined;
   if (from === undefined) {
@@ -221,6 +238,9 @@ function fieldValue(pod: Pod, path: string): string {
     "status.podIP": pod.status?.podIP,
     "status.hostIP": pod.status?.hostIP,
   };
+  const { path: field, subscript } = splitSubscriptedPath(path);
+  if (subscript !== undefined && field === "metadata.labels") return pod.metadata.labels?.[subscript] ?? "";
+  if (subscript !== undefined && field === "metadata.annotations") return pod.metadata.annotations?.[subscript] ?? "";
   return values[path] ?? "";
 }
 
