@@ -9,6 +9,7 @@ export { lintPod } from "./api/probe-lint.js";
 export { probeExtensionsOf, validatePodProbeExtensions, PROBE_EXTENSION_PREFIX, type ProbeExtensions, type HttpExpectation, type StatusRange } from "./api/probe-extensions.js";
 export { formatFieldError, formatFieldErrors, aggregateFieldErrors, type FieldError, type FieldErrorType } from "./api/field-errors.js";
 export { decodePods, decodeProbe, type DecodeResult } from "./api/decode.js";
+export { decodeConfigMap, decodeSecret } from "./api/decode-config-objects.js";
 
 // Handlers: runtime-agnostic, one per probe kind (kubelet pkg/probe).
 export { MAX_OUTPUT_BYTES, type ProbeOutcome, type ProbeResult, type HandlerOptions } from "./probe/result.js";
@@ -44,6 +45,7 @@ export { killGracePeriodSeconds } from "./kuberuntime/grace-period.js";
 
 // The agent, its runtimes and its status API.
 export { Agent, type AgentOptions, type AdmitResult } from "./agent/agent.js";
+export { MemoryConfigObjects, type ConfigObjects, type ConfigObjectChange, type ConfigObjectKind } from "./volumes/config-objects.js";
 export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./agent/agent-api.js";
 export { RuntimeError, type Runtime, type ContainerInfo, type PodSandboxConfig, type PodSandboxStatus, type ContainerConfig } from "./runtime/runtime.js";
 export { ProcessRuntime, type ProcessRuntimeOptions } from "./runtime/process/process-runtime.js";

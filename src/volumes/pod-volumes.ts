@@ -59,8 +59,10 @@ export class PodVolumes {
       try {
         paths.set(volume.name, await this.setUpOne(ctx, uid, volume));
       } catch (err) {
-        if (!(err instanceof VolumeSetUpError || err instanceof HostPathTypeError)) throw err;
-        failures.push({ volume: volume.name, message: `MountVolume.SetUp failed for volume "${volume.name}" : ${err.message}` });
+        // Any setup error (a missing object, a failed hostPath check, a file system error) is a
+        // FailedMount for this volume, as the kubelet's operation executor reports it.
+        const message = err instanceof VolumeSetUpError || err instanceof HostPathTypeError ? err.message : describeFsError(err);
+        failures.push({ volume: volume.name, message: `MountVolume.SetUp failed for volume "${volume.name}" : ${message}` });
       }
     }
     return failures.length > 0 ? { ok: false, failures } : { ok: true, paths };
@@ -81,6 +83,10 @@ export class PodVolumes {
   async tearDown(uid: string): Promise<void> {
     if (uid !== "") await rm(this.podDir(uid), { recursive: true, force: true });
   }
+}
+
+function describeFsError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 /** MountError is a volumeMount that cannot be prepared; the caller reports CreateContainerConfigError. */
