@@ -79,6 +79,8 @@ export class Agent implements AgentApi {
   readonly events: EventStore;
   /** The ConfigMaps and Secrets pods read. */
   readonly configObjects: ConfigObjects;
+  /** The pods' volume directories. */
+  private readonly volumes: PodVolumes;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history = new ProbeHistory();
@@ -119,6 +121,7 @@ export class Agent implements AgentApi {
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
     this.configObjects = options.configObjects ?? new MemoryConfigObjects();
+    this.volumes = new PodVolumes(`${options.stateDir}/volumes`);
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
     const nodeName = options.nodeName ?? hostname();
@@ -154,7 +157,7 @@ export class Agent implements AgentApi {
       nodeName,
       agentId: this.agentId,
       configObjects: this.configObjects,
-      volumes: new PodVolumes(`${options.stateDir}/volumes`),
+      volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
@@ -253,6 +256,7 @@ export class Agent implements AgentApi {
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
           lastGc = now;
           this.gcRun = this.collectGarbage()
+            .then(() => this.volumes.removeOrphans((uid) => this.workers.has(uid)))
             .then(() => undefined, (err: unknown) => this.logger.warn("Container garbage collection failed", { err: err instanceof Error ? err.message : String(err) }))
             .finally(() => (this.gcRun = undefined));
         }

@@ -130,3 +130,15 @@ test("containerMounts: subPath inside the volume (created when missing), project
     await assert.rejects(containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, volumes, result.paths), /failed to prepare subPath for volumeMount "e" of container "app"/);
   });
 });
+
+test("removeOrphans removes the volume directories of pods the agent no longer has, and only those", async () => {
+  await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
+    await mkdir(join(root, "volumes", "gone", "volumes"), { recursive: true });
+    await mkdir(join(root, "volumes", "kept", "volumes"), { recursive: true });
+    assert.equal(await volumes.removeOrphans((uid) => uid === "kept"), 1);
+    await assert.rejects(stat(join(root, "volumes", "gone")));
+    assert.ok((await stat(join(root, "volumes", "kept"))).isDirectory());
+    assert.equal(await new PodVolumes(join(root, "absent")).removeOrphans(() => false), 0);
+  });
+});

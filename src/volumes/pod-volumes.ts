@@ -4,7 +4,7 @@
 // and the pod directory are 0700), configMap/secret/downwardAPI/projected volumes written with
 // the atomic writer and rewritten on every sync (so they follow changes), emptyDir created
 // once, hostPath checked by type. Failures carry the kubelet's MountVolume.SetUp text.
-import { mkdir, realpath, rm } from "node:fs/promises";
+import { mkdir, readdir, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
@@ -77,6 +77,21 @@ export class PodVolumes {
     await mkdir(dir, { recursive: true, mode: isProjectedVolume(volume) ? 0o755 : 0o777 });
     if (isProjectedVolume(volume)) await writeAtomically(dir, volumePayload(ctx, volume));
     return dir;
+  }
+
+  /**
+   * removeOrphans removes the volume directories of pods the agent no longer has (kubelet
+   * kubelet_volumes.go cleanupOrphanedPodDirs), e.g. those a killed agent left; returns how many.
+   */
+  async removeOrphans(isPodKnown: (uid: string) => boolean): Promise<number> {
+    const uids = await readdir(this.root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const uid of uids) {
+      if (isPodKnown(uid)) continue;
+      await rm(this.podDir(uid), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** tearDown removes every volume directory of a pod (hostPath volumes are never touched). */
