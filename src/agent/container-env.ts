@@ -4,7 +4,7 @@
 // $(VAR) against what is defined so far; configMapKeyRef and secretKeyRef read the pod's
 // namespace; fieldRef and resourceFieldRef read the pod. A missing required object or key fails
 // the container with the kubelet's message (the caller makes it CreateContainerConfigError).
-import type { Container, Pod } from "../api/types.js";
+import type { Container, EnvFromSource, EnvVarSource, Pod } from "../api/types.js";
 import { expandString } from "../probe/expand.js";
 import { configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
@@ -83,13 +83,7 @@ export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvR
   return { ok: true, env: [...vars].map(([key, value]) => ({ key, value })), warnings };
 }
 
-function importEnvFrom(
-  source: NonNullable<Container["envFrom"]>[number],
-  reader: ObjectReader,
-  namespace: string,
-  vars: Map<string, string>,
-  warnings: EnvWarning[],
-): void {
+function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: string, vars: Map<string, string>, warnings: EnvWarning[]): void {
   const ref = source.configMapRef ?? source.secretRef;
   if (!ref) return;
   const name = ref.name ?? "";
@@ -115,7 +109,7 @@ function importEnvFrom(
 }
 
 // valueFrom resolves one reference; undefined means an optional reference that is absent (the variable is skipped).
-function valueFrom(ctx: EnvContext, container: Container, from: NonNullable<Container["env"]>[number]["valueFrom"] & object, reader: ObjectReader, namespace: string): string | undefined {
+function valueFrom(ctx: EnvContext, container: Container, from: EnvVarSource, reader: ObjectReader, namespace: string): string | undefined {
   if (from.fieldRef) return podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.addresses) ?? "";
   if (from.resourceFieldRef) {
     const target = from.resourceFieldRef.containerName
