@@ -1,7 +1,7 @@
 // One requirement of a label selector (apimachinery labels.Requirement): a key, an operator
 // and values, with NewRequirement's validation, Matches and String.
 import { goQuote } from "../../api/field-errors.js";
-import { isQualifiedName, isValidLabelValue } from "./label-validation.js";
+import { isQualifiedName, isValidLabelValue } from "../../api/validation-object-meta.js";
 
 /** LabelOperator is a selection.Operator, spelled as apimachinery spells it. */
 export type LabelOperator = "in" | "notin" | "=" | "==" | "!=" | "exists" | "!" | "gt" | "lt";

@@ -1,0 +1,203 @@
+// Walking objects by field path for server-side apply (after sigs.k8s.io/structured-merge-diff
+// typed/tofieldset.go, merge and compare): the set of fields a value sets, the fields an update
+// changes, reading and removing the value at a path, and merging an applied configuration.
+
+import { checkDepth, PatchError } from "./patch-error.js";
+import { fieldSchema, type TypeSchema } from "./patch-schema.js";
+import { deepClone, deepEqual, deleteOwn, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
+import { FieldSet, fieldElement, keyElement, pathString, valueElement } from "./field-set.js";
+
+/** Metadata fields the field manager never tracks (internal/stripmeta.go). */
+const STRIPPED_METADATA = ["name", "namespace", "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion"];
+
+/** stripMeta removes apiVersion, kind and the system metadata fields before fields are tracked. */
+export function stripMeta(object: JsonObject): JsonObject {
+  const stripped = deepClone(object) as JsonObject;
+  deleteOwn(stripped, "apiVersion");
+  deleteOwn(stripped, "kind");
+  const metadata = getOwn(stripped, "metadata");
+  if (isJsonObject(metadata)) {
+    for (const field of STRIPPED_METADATA) deleteOwn(metadata, field);
+    if (Object.keys(metadata).length === 0) deleteOwn(stripped, "metadata");
+  }
+  return stripped;
+}
+
+/** itemElement names a list item: by its key fields (associative list) or its value (set). */
+function itemElement(item: JsonValue, schema: TypeSchema, path: readonly string[], index: number): string {
+  if (schema.listType === "set") return valueElement(item);
+  const keys: [string, JsonValue][] = [];
+  for (const name of schema.listMapKeys ?? []) {
+    const value = isJsonObject(item) ? getOwn(item, name) : undefined;
+    const fallback = schema.listMapKeyDefaults?.[name];
+    if (value !== undefined) keys.push([name, value]);
+    else if (fallback !== undefined) keys.push([name, fallback]);
+    else {
+      throw new PatchError(500, `${pathString(path)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`);
+    }
+  }
+  return keyElement(keys);
+}
+
+function isGranularList(schema: TypeSchema | undefined): schema is TypeSchema {
+  return schema?.listType === "map" || schema?.listType === "set";
+}
+
+/** addFields inserts every field a value sets, as structured-merge-diff's ToFieldSet does. */
+function addFields(value: JsonValue, schema: TypeSchema | undefined, path: string[], set: FieldSet, depth: number): void {
+  checkDepth(depth);
+  if (Array.isArray(value) && isGranularList(schema)) {
+    value.forEach((item, index) => {
+      const itemPath = [...path, itemElement(item, schema, path, index)];
+      set.insert(itemPath);
+      if (schema.listType === "map" && isJsonObject(item)) {
+        for (const key of Object.keys(item)) addFields(item[key]!, fieldSchema(schema.items, key), [...itemPath, fieldElement(key)], set, depth + 1);
+      }
+    });
+    return;
+  }
+  if (isJsonObject(value) && schema?.atomic !== true && Object.keys(value).length > 0) {
+    for (const key of Object.keys(value)) addFields(value[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+    return;
+  }
+  if (path.length > 0) set.insert(path);
+}
+
+/** fieldsOf is the set of fields an object sets (system metadata excluded). */
+export function fieldsOf(object: JsonObject, schema: TypeSchema | undefined): FieldSet {
+  const set = new FieldSet();
+  addFields(stripMeta(object), schema, [], set, 0);
+  return set;
+}
+
+/** ItemIndexes caches, per list, the position of each item's path element (one cache per call; dropped on edits). */
+export type ItemIndexes = WeakMap<JsonValue[], Map<string, number>>;
+
+/** elementIndex maps each item's path element to its first position. */
+function elementIndex(list: JsonValue[], schema: TypeSchema, path: readonly string[]): Map<string, number> {
+  const index = new Map<string, number>();
+  list.forEach((item, position) => {
+    const element = itemElement(item, schema, path, position);
+    if (!index.has(element)) index.set(element, position);
+  });
+  return index;
+}
+
+/** findItem locates a list item by its path element. */
+function findItem(list: JsonValue[], element: string, schema: TypeSchema | undefined, path: readonly string[], indexes: ItemIndexes): number {
+  if (element.startsWith("i:")) return Number(element.slice(2));
+  if (!isGranularList(schema)) return -1;
+  let index = indexes.get(list);
+  if (index === undefined) {
+    index = elementIndex(list, schema, path);
+    indexes.set(list, index);
+  }
+  return index.get(element) ?? -1;
+}
+
+/** valueAt reads the value at a field path, or undefined. */
+export function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): JsonValue | undefined {
+  let current: JsonValue | undefined = object;
+  let currentSchema = schema;
+  for (let index = 0; index < path.length; index++) {
+    const element = path[index]!;
+    if (element.startsWith("f:")) {
+      if (!isJsonObject(current)) return undefined;
+      current = getOwn(current, element.slice(2));
+      currentSchema = fieldSchema(currentSchema, element.slice(2));
+    } else {
+      if (!Array.isArray(current)) return undefined;
+      current = current[findItem(current, element, currentSchema, path.slice(0, index), indexes)];
+      currentSchema = currentSchema?.items;
+    }
+  }
+  return current;
+}
+
+/** removeAt deletes the value at a field path, if present. */
+export function removeAt(object: JsonObject, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): void {
+  const parentPath = path.slice(0, -1);
+  let parentSchema = schema;
+  for (const element of parentPath) parentSchema = element.startsWith("f:") ? fieldSchema(parentSchema, element.slice(2)) : parentSchema?.items;
+  const parent = valueAt(object, parentPath, schema, indexes);
+  const last = path[path.length - 1]!;
+  if (last.startsWith("f:") && isJsonObject(parent)) deleteOwn(parent, last.slice(2));
+  else if (Array.isArray(parent)) {
+    const index = findItem(parent, last, parentSchema, parentPath, indexes);
+    if (index >= 0) {
+      parent.splice(index, 1);
+      indexes.delete(parent);
+    }
+  }
+}
+
+/** mergeApplied merges an applied configuration into the live object (structured-merge-diff merge). */
+export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, schema: TypeSchema | undefined, path: string[], depth: number): JsonValue {
+  checkDepth(depth);
+  if (isJsonObject(live) && isJsonObject(applied) && schema?.atomic !== true) {
+    const result = deepClone(live, depth) as JsonObject;
+    for (const key of Object.keys(applied)) {
+      setOwn(result, key, mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], depth + 1));
+    }
+    return result;
+  }
+  if (Array.isArray(live) && Array.isArray(applied) && isGranularList(schema)) {
+    const result = live.map((item) => deepClone(item, depth));
+    const liveElements = elementIndex(live, schema, path);
+    applied.forEach((item, index) => {
+      const element = itemElement(item, schema, path, index);
+      const at = liveElements.get(element);
+      if (at === undefined) {
+        liveElements.set(element, result.length);
+        result.push(deepClone(item, depth));
+      } else if (schema.listType === "map") {
+        result[at] = mergeApplied(result[at], item, schema.items, [...path, element], depth + 1);
+      }
+    });
+    return result;
+  }
+  return deepClone(applied, depth);
+}
+
+/** addChanges inserts the fields an update adds or changes (with newly added lists and maps as members). */
+function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: TypeSchema | undefined, path: string[], set: FieldSet, depth: number): void {
+  checkDepth(depth);
+  if (live === undefined) {
+    if (path.length > 0 && (Array.isArray(updated) || (isJsonObject(updated) && schema?.mapValues !== undefined))) set.insert(path);
+    if (isJsonObject(updated) && schema?.atomic !== true && Object.keys(updated).length > 0) {
+      for (const key of Object.keys(updated)) addChanges(undefined, updated[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+    } else {
+      addFields(updated, schema, path, set, depth + 1);
+    }
+    return;
+  }
+  if (isJsonObject(live) && isJsonObject(updated) && schema?.atomic !== true && Object.keys(updated).length > 0) {
+    for (const key of Object.keys(updated)) {
+      addChanges(getOwn(live, key), updated[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+    }
+    return;
+  }
+  if (Array.isArray(live) && Array.isArray(updated) && isGranularList(schema)) {
+    const liveElements = elementIndex(live, schema, path);
+    updated.forEach((item, index) => {
+      const element = itemElement(item, schema, path, index);
+      const at = liveElements.get(element);
+      const itemPath = [...path, element];
+      if (at === undefined) {
+        set.insert(itemPath);
+        if (schema.listType === "map" && isJsonObject(item)) addFields(item, schema.items, itemPath, set, depth + 1);
+      } else if (schema.listType === "map") {
+        addChanges(live[at], item, schema.items, itemPath, set, depth + 1);
+      }
+    });
+    return;
+  }
+  if (!deepEqual(live, updated)) addFields(updated, schema, path, set, depth + 1);
+}
+
+/** changesOf is the set an Update records: what `updated` adds or changes relative to `live` (undefined: everything). */
+export function changesOf(live: JsonObject | undefined, updated: JsonObject, schema: TypeSchema | undefined): FieldSet {
+  const changed = new FieldSet();
+  addChanges(live === undefined ? {} : stripMeta(live), stripMeta(updated), schema, [], changed, 0);
+  return changed;
+}

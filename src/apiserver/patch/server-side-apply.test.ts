@@ -1,0 +1,173 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ApplyConflictError, recordUpdate, serverSideApply } from "./server-side-apply.js";
+import { PatchError } from "./patch-error.js";
+import type { JsonObject, JsonValue } from "./json-value.js";
+
+const T0 = new Date("2026-11-25T10:00:00.123Z");
+const T1 = new Date("2026-11-25T11:00:00Z");
+
+function podConfig(image: string, labels: Record<string, string> = { app: "web" }): JsonObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: "web", labels },
+    spec: { containers: [{ name: "app", image }] },
+  };
+}
+
+function managedFields(object: JsonObject): JsonObject[] {
+  return (object["metadata"] as JsonObject)["managedFields"] as JsonObject[];
+}
+
+function entry(object: JsonObject, manager: string): JsonObject | undefined {
+  return managedFields(object).find((candidate) => candidate["manager"] === manager);
+}
+
+test("serverSideApply creates an absent object and records the manager's Apply entry in FieldsV1 form", () => {
+  const { object, created } = serverSideApply(undefined, podConfig("nginx:1"), { manager: "kubectl", now: T0 });
+  assert.equal(created, true);
+  assert.deepEqual((object["spec"] as JsonObject)["containers"], [{ name: "app", image: "nginx:1" }]);
+  assert.deepEqual(managedFields(object), [{
+    manager: "kubectl",
+    operation: "Apply",
+    apiVersion: "v1",
+    time: "2026-11-25T10:00:00Z",
+    fieldsType: "FieldsV1",
+    fieldsV1: {
+      "f:metadata": { "f:labels": { "f:app": {} } },
+      "f:spec": { "f:containers": { 'k:{"name":"app"}': { ".": {}, "f:image": {}, "f:name": {} } } },
+    },
+  }]);
+});
+
+test("serverSideApply answers 409 with the API server's message and FieldManagerConflict cause when another manager owns a changed field", () => {
+  const live = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-client-side-apply", T0);
+  assert.throws(() => serverSideApply(live, podConfig("nginx:2"), { manager: "kubectl", now: T1 }), (error: unknown) => {
+    assert.ok(error instanceof ApplyConflictError);
+    assert.ok(error instanceof PatchError);
+    assert.equal(error.code, 409);
+    assert.equal(error.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .spec.containers[name="app"].image');
+    assert.deepEqual(error.causes, [{
+      type: "FieldManagerConflict",
+      message: 'conflict with "kubectl-client-side-apply" using v1',
+      field: '.spec.containers[name="app"].image',
+    }]);
+    return true;
+  });
+});
+
+test("serverSideApply lists several conflicts grouped by manager", () => {
+  const live = recordUpdate(undefined, podConfig("nginx:1", { app: "web", tier: "a" }), "editor", T0);
+  assert.throws(() => serverSideApply(live, podConfig("nginx:2", { app: "other", tier: "a" }), { manager: "kubectl", now: T1 }), (error: unknown) => {
+    assert.ok(error instanceof ApplyConflictError);
+    assert.equal(error.message, 'Apply failed with 2 conflicts: conflicts with "editor" using v1:\n- .metadata.labels.app\n- .spec.containers[name="app"].image');
+    assert.equal(error.causes.length, 2);
+    return true;
+  });
+});
+
+test("serverSideApply shares ownership when the applied value equals the live one", () => {
+  const live = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-client-side-apply", T0);
+  const { object, created } = serverSideApply(live, podConfig("nginx:1"), { manager: "kubectl", now: T1 });
+  assert.equal(created, false);
+  const image = (fields: JsonObject | undefined): JsonValue | undefined =>
+    ((((fields?.["fieldsV1"] as JsonObject)["f:spec"] as JsonObject)["f:containers"] as JsonObject)['k:{"name":"app"}'] as JsonObject)["f:image"];
+  assert.deepEqual(image(entry(object, "kubectl")), {});
+  assert.deepEqual(image(entry(object, "kubectl-client-side-apply")), {});
+});
+
+test("serverSideApply with force takes the conflicting field from the other manager", () => {
+  const live = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-client-side-apply", T0);
+  const { object } = serverSideApply(live, podConfig("nginx:2"), { manager: "kubectl", force: true, now: T1 });
+  assert.equal(((object["spec"] as JsonObject)["containers"] as JsonObject[])[0]!["image"], "nginx:2");
+  const other = JSON.stringify(entry(object, "kubectl-client-side-apply")?.["fieldsV1"]);
+  assert.ok(!other.includes("f:image"), other);
+  assert.ok(other.includes("f:name"), "the other manager keeps the fields that did not conflict");
+});
+
+test("serverSideApply removes fields the manager stops applying unless another manager owns them", () => {
+  const first = serverSideApply(undefined, podConfig("nginx:1", { app: "web", tier: "a", team: "x" }), { manager: "kubectl", now: T0 }).object;
+  const shared = recordUpdate(first, { ...first, metadata: { ...(first["metadata"] as JsonObject), labels: { app: "web", tier: "a", team: "y" } } }, "editor", T0);
+  const { object } = serverSideApply(shared, podConfig("nginx:1", { app: "web" }), { manager: "kubectl", now: T1 });
+  assert.deepEqual((object["metadata"] as JsonObject)["labels"], { app: "web", team: "y" });
+});
+
+test("serverSideApply gives a pre-existing object's fields to before-first-apply", () => {
+  const live = podConfig("nginx:1");
+  assert.throws(() => serverSideApply(live, podConfig("nginx:2"), { manager: "kubectl", now: T1 }),
+    /conflict with "before-first-apply" using v1: \.spec\.containers\[name="app"\]\.image/);
+});
+
+test("serverSideApply keys container ports by containerPort and the defaulted protocol", () => {
+  const config = podConfig("nginx:1");
+  ((config["spec"] as JsonObject)["containers"] as JsonObject[])[0]!["ports"] = [{ containerPort: 80 }];
+  const { object } = serverSideApply(undefined, config, { manager: "kubectl", now: T0 });
+  const fields = JSON.stringify(entry(object, "kubectl")?.["fieldsV1"]);
+  assert.ok(fields.includes('"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}}'), fields);
+});
+
+test("serverSideApply refuses bad apply configurations with the API server's 400s and 500s", () => {
+  const cases: [JsonValue, number, RegExp][] = [
+    [{ apiVersion: "v1", metadata: { name: "x" } }, 400, /^Object 'Kind' is missing in/],
+    [{ kind: "Pod", metadata: { name: "x" } }, 400, /^Object 'apiVersion' is missing in/],
+    [{ apiVersion: "v1", kind: "Pod", metadata: { name: "x", managedFields: [] } }, 400, /^metadata\.managedFields must be nil$/],
+    [{ apiVersion: "v1", kind: "Pod", spec: { containers: [{ image: "x" }] } }, 500,
+      /^\.spec\.containers: element 0: associative list with keys has an element that omits key field "name" \(and doesn't have default value\)$/],
+  ];
+  for (const [config, code, message] of cases) {
+    assert.throws(() => serverSideApply(undefined, config, { manager: "kubectl", now: T0 }), (error: unknown) => {
+      assert.ok(error instanceof PatchError);
+      assert.equal(error.code, code);
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+  let deep: JsonValue = "x";
+  for (let level = 0; level < 150; level++) deep = { a: deep };
+  assert.throws(() => serverSideApply(undefined, { apiVersion: "v1", kind: "Pod", spec: deep }, { manager: "kubectl", now: T0 }),
+    (error: unknown) => error instanceof PatchError && error.code === 400);
+});
+
+test("recordUpdate records an Update entry with '.' on newly added maps and lists, and takes fields from appliers", () => {
+  const created = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-create", T0);
+  assert.deepEqual(managedFields(created), [{
+    manager: "kubectl-create",
+    operation: "Update",
+    apiVersion: "v1",
+    time: "2026-11-25T10:00:00Z",
+    fieldsType: "FieldsV1",
+    fieldsV1: {
+      "f:metadata": { "f:labels": { ".": {}, "f:app": {} } },
+      "f:spec": { "f:containers": { ".": {}, 'k:{"name":"app"}': { ".": {}, "f:image": {}, "f:name": {} } } },
+    },
+  }]);
+  const applied = serverSideApply(undefined, podConfig("nginx:1"), { manager: "kubectl", now: T0 }).object;
+  const edited = recordUpdate(applied, { ...podConfig("nginx:2"), metadata: applied["metadata"]! }, "kubectl-edit", T1);
+  const names = managedFields(edited).map((candidate) => `${String(candidate["manager"])}/${String(candidate["operation"])}`);
+  assert.deepEqual(names, ["kubectl/Apply", "kubectl-edit/Update"], "Apply entries sort before Update entries");
+  assert.ok(!JSON.stringify(entry(edited, "kubectl")?.["fieldsV1"]).includes("f:image"));
+  assert.ok(JSON.stringify(entry(edited, "kubectl-edit")?.["fieldsV1"]).includes("f:image"));
+});
+
+test("serverSideApply keeps __proto__ keys as data", () => {
+  const config = JSON.parse('{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"__proto__":"x"}}}') as JsonObject;
+  const { object } = serverSideApply(undefined, config, { manager: "kubectl", now: T0 });
+  const labels = (object["metadata"] as JsonObject)["labels"] as object;
+  assert.equal(Object.getPrototypeOf(labels), Object.prototype);
+  assert.deepEqual(Object.keys(labels), ["__proto__"]);
+});
+
+test("serverSideApply names another applier without an apiVersion in its conflict message", () => {
+  const first = serverSideApply(undefined, podConfig("nginx:1"), { manager: "deployer", now: T0 }).object;
+  assert.throws(() => serverSideApply(first, podConfig("nginx:2"), { manager: "kubectl", now: T1 }), (error: unknown) =>
+    error instanceof ApplyConflictError && error.message === 'Apply failed with 1 conflict: conflict with "deployer": .spec.containers[name="app"].image');
+});
+
+test("recordUpdate leaves the manager's entry and time alone when the write changed nothing", () => {
+  const created = recordUpdate(undefined, podConfig("nginx:1"), "kubectl-create", T0);
+  const again = recordUpdate(created, created, "kubectl-create", T1);
+  assert.deepEqual(managedFields(again), managedFields(created));
+  const other = recordUpdate(created, created, "someone-else", T1);
+  assert.deepEqual(managedFields(other).map((candidate) => candidate["manager"]), ["kubectl-create"]);
+});
