@@ -113,3 +113,17 @@ test("envFrom with invalid keys raises InvalidEnvironmentVariableNames on the po
     assert.ok(events(agent).includes("Warning InvalidEnvironmentVariableNames Keys [2bad] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names."));
   });
 });
+
+test("a mounted configMap volume keeps its last content when its ConfigMap is deleted: FailedMount, and the container still restarts", async () => {
+  await withAgent(async ({ clock, runtime, objects, agent, stateDir }) => {
+    objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v1" } });
+    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
+    await until(clock, "the container", () => runtime.current("app") !== undefined);
+    objects.delete("ConfigMap", "default", "cfg");
+    await until(clock, "the FailedMount event", () => events(agent).some((e) => e.includes("FailedMount")));
+    const uid = agent.getPod("default", "web").metadata.uid!;
+    assert.equal(await readFile(join(stateDir, "volumes", uid, "volumes", "kubernetes.io~configmap", "cfg-vol", "app.conf"), "utf8"), "v1");
+    runtime.exit(runtime.current("app")!.id, 1);
+    await until(clock, "the restart", () => runtime.current("app")?.attempt === 1);
+  });
+});

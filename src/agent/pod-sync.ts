@@ -153,8 +153,10 @@ export class PodSyncer {
   /**
    * setUpVolumes creates or refreshes the pod's volumes (kubelet SyncPod WaitForAttachAndMount,
    * before any container starts); configMap and secret volumes follow their objects on every sync.
-   * A volume that fails gets the kubelet's FailedMount warning and holds the pod's containers
-   * back (they wait as ContainerCreating); the pod is synced again after CONFIG_RETRY_MS.
+   * A volume that fails gets the kubelet's FailedMount warning. If it was never set up, the
+   * pod's containers are held back (they wait as ContainerCreating) and the pod is synced again
+   * after CONFIG_RETRY_MS; a volume set up before keeps its last content and the pod goes on (the
+   * kubelet's mounted volume stays mounted when a refresh fails, e.g. its ConfigMap was deleted).
    */
   private async setUpVolumes(record: PodRecord): Promise<boolean> {
     const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable });
@@ -163,6 +165,11 @@ export class PodSyncer {
       return true;
     }
     for (const failure of result.failures) this.d.events.event({ pod: record.pod }, "Warning", "FailedMount", failure.message);
+    const mounted = record.volumePaths;
+    if (mounted && result.failures.every((f) => mounted.has(f.volume))) {
+      for (const [name, path] of result.paths) mounted.set(name, path);
+      return true;
+    }
     this.retrySoon(record);
     return false;
   }

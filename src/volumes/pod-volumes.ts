@@ -25,8 +25,8 @@ export interface VolumeMountSpec {
   readonly: boolean;
 }
 
-/** SetUpResult is the host directory (or file) of every volume, or the volumes that failed. */
-export type SetUpResult = { ok: true; paths: Map<string, string> } | { ok: false; failures: VolumeFailure[] };
+/** SetUpResult is the host directory (or file) of every volume, or the volumes that failed (with the paths of those that did not). */
+export type SetUpResult = { ok: true; paths: Map<string, string> } | { ok: false; failures: VolumeFailure[]; paths: Map<string, string> };
 
 // The kubelet's plugin directory names (kubernetes.io~configmap and so on).
 function pluginDir(volume: Volume): string {
@@ -65,7 +65,7 @@ export class PodVolumes {
         failures.push({ volume: volume.name, message: `MountVolume.SetUp failed for volume "${volume.name}" : ${message}` });
       }
     }
-    return failures.length > 0 ? { ok: false, failures } : { ok: true, paths };
+    return failures.length > 0 ? { ok: false, failures, paths } : { ok: true, paths };
   }
 
   private async setUpOne(ctx: PayloadContext, uid: string, volume: Volume): Promise<string> {
