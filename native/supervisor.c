@@ -11,7 +11,7 @@
  * exit is recorded in the state file (atomically: a temporary file, then rename), then it exits.
  *
  * Protocol (src/runtime/process/supervisor-protocol.ts is the other side):
- *   stdin  = "probelet-supervisor/1" NUL, then NUL-terminated fields: log path ("" = no log),
+ *   stdin  = "probelet-supervisor/2" NUL, then NUL-terminated fields: log path ("" = no log),
  *            state file path, working dir, executable path, max line size (decimal),
  *            argc (decimal), argv..., envc (decimal), "K=V" env entries..., then mount fields
  *            (decimal count, a multiple of 3): host path, container path, "ro" or "rw" for each
@@ -19,8 +19,9 @@
  *            namespace (unshare CLONE_NEWNS, "/" made MS_PRIVATE recursively) in which each host
  *            path is bind-mounted at its container path (missing mount points are created as
  *            empty directories, or empty files for a file source), read-only ones remounted
- *            MS_RDONLY; a failing mount is reported like a failing exec ("error <errno>").
+ *            MS_RDONLY.
  *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
+ *            "mounterror <errno>\n" (a mount failed; nothing runs),
  *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
  * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
  * max line size + 2 bytes of an unfinished line per stream.
@@ -373,7 +374,7 @@ static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   int err = 0;
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) err = errno;
-  if (!err) err = setup_mounts(spec);
+  if (!err && (err = setup_mounts(spec)) != 0) err = -err; /* negative: a mount failed */
   if (!err && chdir(spec->cwd) != 0) err = errno;
   if (!err) {
     execve(spec->file, spec->argv, spec->envp);
@@ -436,7 +437,8 @@ int main(void) {
   close(report_p[0]);
   if (got > 0) {
     char text[64];
-    snprintf(text, sizeof text, "error %d\n", exec_err);
+    if (exec_err < 0) snprintf(text, sizeof text, "mounterror %d\n", -exec_err);
+    else snprintf(text, sizeof text, "error %d\n", exec_err);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
     reply(text);
     return 1;

@@ -59,6 +59,18 @@ test("a supervised container sees its bind mounts at their paths, read-only ones
   await runtime.stopContainer(id, 0);
 });
 
+test("a mount that cannot be made fails the start with the mount's errno, and nothing runs", { skip }, async () => {
+  const stateDir = join(dir, "state-fail");
+  const runtime = new ProcessRuntime({ stateDir });
+  runtimes.push(runtime);
+  const sandbox = testSandboxConfig(join(stateDir, "logs"));
+  const sandboxId = await runtime.runPodSandbox(sandbox);
+  const mounts = [{ hostPath: join(dir, "does-not-exist"), containerPath: join(dir, "mnt-fail"), readonly: false }];
+  const id = await runtime.createContainer(sandboxId, testContainerConfig("app", "echo ran > " + join(dir, "ran"), { mounts }), sandbox);
+  await assert.rejects(runtime.startContainer(id), /failed to mount volumes in the container's mount namespace: ENOENT: no such file or directory/);
+  await assert.rejects(readFile(join(dir, "ran")));
+});
+
 test("a process runtime without the supervisor refuses to create a container with mounts, naming why", async () => {
   const runtime = new ProcessRuntime();
   runtimes.push(runtime);

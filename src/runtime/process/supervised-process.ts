@@ -158,6 +158,8 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
     }
     case "exec-failed":
       throw new LaunchError(spawnFailureMessage(launch.file, reply.code));
+    case "mount-failed":
+      throw new LaunchError(`failed to mount volumes in the container's mount namespace: ${reply.code}: ${errnoText(reply.code)}`);
     case "log-failed":
       throw new LaunchError(`failed to create and open log file: ${reply.code}: ${errnoText(reply.code)}, open '${options.logPath}'`);
     case "invalid":

@@ -27,10 +27,11 @@ test("encodeSupervisorSpec refuses a NUL byte in any field and a spec over the s
   assert.throws(() => encodeSupervisorSpec({ launch: huge, logPath: "", statePath: "/s", maxLineSize: 1 }), /exceed the limit/);
 });
 
-test("parseSupervisorReply reads started, exec and log errors (errno names) and refusals", () => {
+test("parseSupervisorReply reads started, exec, mount and log errors (errno names) and refusals", () => {
   assert.deepEqual(parseSupervisorReply("started 4242\n"), { kind: "started", pid: 4242 });
   assert.deepEqual(parseSupervisorReply("error 2\n"), { kind: "exec-failed", code: "ENOENT" });
   assert.deepEqual(parseSupervisorReply("logerror 13\n"), { kind: "log-failed", code: "EACCES" });
+  assert.deepEqual(parseSupervisorReply("mounterror 2\n"), { kind: "mount-failed", code: "ENOENT" });
   assert.deepEqual(parseSupervisorReply("invalid argv\n"), { kind: "invalid", detail: "argv" });
 });
 

@@ -64,6 +64,8 @@ export type SupervisorReply =
   | { kind: "exec-failed"; code: string }
   /** The log file could not be opened. */
   | { kind: "log-failed"; code: string }
+  /** A volume mount could not be made in the container's mount namespace. */
+  | { kind: "mount-failed"; code: string }
   /** The supervisor refused the spec, or answered something unreadable. */
   | { kind: "invalid"; detail: string };
 
@@ -72,8 +74,9 @@ export function parseSupervisorReply(text: string): SupervisorReply {
   const line = text.endsWith("\n") ? text.slice(0, -1) : text;
   const [word, rest = ""] = splitOnce(line, " ");
   if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
-  if ((word === "error" || word === "logerror") && /^\d{1,5}$/.test(rest)) {
+  if ((word === "error" || word === "logerror" || word === "mounterror") && /^\d{1,5}$/.test(rest)) {
     const code = errnoName(Number(rest));
+    if (word === "mounterror") return { kind: "mount-failed", code };
     return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
   }
   if (word === "invalid") return { kind: "invalid", detail: rest };
