@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
 import { checkHostPathType, HostPathTypeError } from "./host-path-check.js";
-import { isProjectedVolume, VolumeSetUpError, volumePayload, type PayloadContext } from "./volume-payload.js";
+import { usesAtomicWriter, VolumeSetUpError, volumePayload, type PayloadContext } from "./volume-payload.js";
 
 /** VolumeFailure is one volume that could not be set up. */
 export interface VolumeFailure {
@@ -74,8 +74,8 @@ export class PodVolumes {
       return volume.hostPath.path;
     }
     const dir = join(this.podDir(uid), "volumes", pluginDir(volume), volume.name);
-    await mkdir(dir, { recursive: true, mode: isProjectedVolume(volume) ? 0o755 : 0o777 });
-    if (isProjectedVolume(volume)) await writeAtomically(dir, volumePayload(ctx, volume));
+    await mkdir(dir, { recursive: true, mode: usesAtomicWriter(volume) ? 0o755 : 0o777 });
+    if (usesAtomicWriter(volume)) await writeAtomically(dir, volumePayload(ctx, volume));
     return dir;
   }
 
@@ -134,7 +134,7 @@ export async function containerMounts(container: Container, volumes: readonly Vo
       }
       hostPath = resolved;
     }
-    out.push({ hostPath, containerPath: m.mountPath, readonly: m.readOnly === true || isProjectedVolume(volume) });
+    out.push({ hostPath, containerPath: m.mountPath, readonly: m.readOnly === true || usesAtomicWriter(volume) });
   }
   return out;
 }

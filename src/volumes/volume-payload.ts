@@ -70,8 +70,8 @@ function downwardInto(ctx: PayloadContext, items: readonly DownwardAPIVolumeFile
   }
 }
 
-/** isProjectedVolume says whether a volume's files come from objects or the pod (written with the atomic writer). */
-export function isProjectedVolume(volume: Volume): boolean {
+/** usesAtomicWriter says whether a volume holds files computed from objects or the pod (configMap, secret, downwardAPI, projected), written with the atomic writer. */
+export function usesAtomicWriter(volume: Volume): boolean {
   return !!(volume.configMap || volume.secret || volume.downwardAPI || volume.projected);
 }
 
