@@ -452,8 +452,8 @@ export class PodSyncer {
     try {
       return await containerMounts(spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
     } catch (err) {
-      if (err instanceof MountError) return err.message;
-      throw err;
+      // A bad subPath (MountError) or a volume directory that went away: the container waits.
+      return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;
     }
   }
 
