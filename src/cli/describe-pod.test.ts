@@ -363,7 +363,7 @@ test("describePod: long or multi-line annotations get their own lines, shortened
   assert.equal(lines[start + 6], "Status:       Running");
 });
 
-test("describePod lists envFrom sources as kubectl does (prefix, Optional) and resolves label fieldRefs", () => {
+test("describePod lists envFrom sources as kubectl does (prefix, Optional), resolves label fieldRefs and resource values", () => {
   const pod: Pod = {
     metadata: { name: "cfg", namespace: "default", labels: { app: "web" } },
     spec: {
@@ -375,19 +375,24 @@ test("describePod lists envFrom sources as kubectl does (prefix, Optional) and r
           env: [
             { name: "APP", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.labels['app']" } } },
             { name: "MODE", valueFrom: { configMapKeyRef: { name: "app-config", key: "mode" } } },
+            { name: "CPU", valueFrom: { resourceFieldRef: { resource: "limits.cpu" } } },
+            { name: "MEM_MI", valueFrom: { resourceFieldRef: { resource: "requests.memory", divisor: "1Mi" } } },
           ],
+          resources: { requests: { memory: "64Mi" } },
         },
       ],
     },
   };
   const lines = describePod(pod, [], { now: NOW, utcOffsetMinutes: 0 }).split("\n").map((l) => l.replace(/\s+/g, " ").trim());
   const at = lines.indexOf("Environment Variables from:");
-  assert.deepEqual(lines.slice(at, at + 6), [
+  assert.deepEqual(lines.slice(at, at + 8), [
     "Environment Variables from:",
     "app-config ConfigMap with prefix 'CFG_' Optional: false",
     "app-secret Secret Optional: true",
     "Environment:",
     "APP: web (v1:metadata.labels['app'])",
     "MODE: <set to the key 'mode' of config map 'app-config'> Optional: false",
+    "CPU: node allocatable (limits.cpu)",
+    "MEM_MI: 64 (requests.memory)",
   ]);
 });
