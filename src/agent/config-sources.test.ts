@@ -84,7 +84,10 @@ test("a configMap volume is mounted read-only from the pod's volume directory an
     await until(clock, "the container", () => runtime.configs.has("app"));
     const uid = agent.getPod("default", "web").metadata.uid!;
     const hostPath = join(stateDir, "volumes", uid, "volumes", "kubernetes.io~configmap", "cfg-vol");
-    assert.deepEqual(runtime.configs.get("app")!.mounts, [{ hostPath, containerPath: "/etc/cfg", readonly: true }]);
+    // kubelet makeMounts order: the volume mounts, then the termination message file.
+    const mounts = runtime.configs.get("app")!.mounts ?? [];
+    assert.deepEqual(mounts[0], { hostPath, containerPath: "/etc/cfg", readonly: true });
+    assert.deepEqual(mounts.slice(1).map((m) => m.containerPath), ["/dev/termination-log"]);
     assert.equal(await readFile(join(hostPath, "app.conf"), "utf8"), "v1");
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v2" } });
     await until(clock, "the update in the volume", async () => (await readFile(join(hostPath, "app.conf"), "utf8").catch(() => "")) === "v2");

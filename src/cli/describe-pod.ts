@@ -7,6 +7,8 @@ import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe, Re
 import { containerResourceValue } from "../volumes/downward-api.js";
 import { splitSubscriptedPath } from "../api/validation-env-sources.js";
 import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { podQOSClass } from "../status/qos.js";
+import { mountLines, volumeLines } from "./describe-volumes.js";
 import { humanDuration } from "./pod-table.js";
 
 /** DescribeOptions fix the clock and the time zone, so the layout is deterministic. */
@@ -60,7 +62,7 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   }
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) lines.push("Conditions:", `${L1}Type\tStatus`, ...conditions.map((c) => `${L1}${c.type} \t${c.status} `));
-  lines.push("Volumes:\t<none>", `QoS Class:\t${qosClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
+  lines.push(...volumeLines(pod), `QoS Class:\t${pod.status?.qosClass ?? podQOSClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
   const history = options.probeHistory ?? [];
   // kubectl flushes its tabwriter before the events table: it is aligned on its own, and so is the
   // probe history (ours) that comes before it.
@@ -163,7 +165,7 @@ function containerLines(label: string, containers: readonly Container[], statuse
     lines.push(...envFromLines(c));
     const env = c.env ?? [];
     lines.push(env.length === 0 ? `${L2}Environment:\t<none>` : `${L2}Environment:`, ...env.flatMap((e) => envLines(e, pod, c)));
-    lines.push(`${L2}Mounts:\t<none>`);
+    lines.push(...mountLines(c));
   }
   return lines;
 }
@@ -267,21 +269,6 @@ function annotationLines(title: string, annotations: Record<string, string> | un
     const limit = MAX_ANNOTATION_LEN - 2;
     return [`${head}${key}:`, ...value.split("\n").map((s) => `\t  ${s.length > limit ? `${s.slice(0, limit)}...` : s}`)];
   });
-}
-
-// kubectl qos.GetPodQOS, simplified to cpu and memory compared as written.
-function qosClass(pod: Pod): string {
-  let any = false;
-  let guaranteed = true;
-  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
-    const limits = (c.resources?.["limits"] ?? {}) as Record<string, unknown>;
-    const requests = (c.resources?.["requests"] ?? {}) as Record<string, unknown>;
-    for (const r of ["cpu", "memory"]) {
-      if (limits[r] !== undefined || requests[r] !== undefined) any = true;
-      if (limits[r] === undefined || (requests[r] !== undefined && String(requests[r]) !== String(limits[r]))) guaranteed = false;
-    }
-  }
-  return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
 /**

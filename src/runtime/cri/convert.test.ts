@@ -98,7 +98,6 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
     args: ["echo hi"],
     working_dir: "/tmp",
     envs: [{ key: "A", value: "1" }],
-    mounts: [],
     labels: { l: "1" },
     annotations: { a: "2" },
     log_path: "app/3.log",
@@ -112,6 +111,17 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
   // resources.limits.memory travels as int64 memory_limit_in_bytes; no limit sends no resources.
   assert.deepEqual(containerConfig({ ...container, memoryLimitBytes: 67108864 }, pod).linux.resources, { memory_limit_in_bytes: "67108864" });
   assert.equal(containerConfig(container, pod).linux.resources, undefined);
+});
+
+test("containerConfig passes the termination message mount and runAsUser (CRI mounts, run_as_user), and neither when unset", () => {
+  const mount = { containerPath: "/dev/termination-log", hostPath: "/state/pods/ns_p_u/app/0.termination-log", readonly: false };
+  const withBoth = containerConfig({ ...container, mounts: [mount], runAsUser: 10000 }, pod);
+  assert.deepEqual(withBoth.mounts, [{ container_path: "/dev/termination-log", host_path: "/state/pods/ns_p_u/app/0.termination-log", readonly: false }]);
+  assert.deepEqual(withBoth.linux.security_context.run_as_user, { value: "10000" });
+  const plain = containerConfig(container, pod);
+  assert.equal(plain.mounts, undefined);
+  assert.equal(plain.linux.security_context.run_as_user, undefined);
+  assert.deepEqual(containerConfig({ ...container, runAsUser: 0 }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
 });
 
 test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {
