@@ -9,7 +9,6 @@ export { lintPod } from "./api/probe-lint.js";
 export { probeExtensionsOf, validatePodProbeExtensions, PROBE_EXTENSION_PREFIX, type ProbeExtensions, type HttpExpectation, type StatusRange } from "./api/probe-extensions.js";
 export { formatFieldError, formatFieldErrors, aggregateFieldErrors, type FieldError, type FieldErrorType } from "./api/field-errors.js";
 export { decodePods, decodeProbe, type DecodeResult } from "./api/decode.js";
-export { decodeConfigMap, decodeSecret } from "./api/decode-config-objects.js";
 
 // Handlers: runtime-agnostic, one per probe kind (kubelet pkg/probe).
 export { MAX_OUTPUT_BYTES, type ProbeOutcome, type ProbeResult, type HandlerOptions } from "./probe/result.js";

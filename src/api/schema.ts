@@ -148,7 +148,8 @@ export const containerSchema: FieldSchema = obj(
   ["name"],
 );
 
-const objectMeta = obj({
+/** objectMetaSchema is metav1.ObjectMeta as every stored resource carries it. */
+export const objectMetaSchema: FieldSchema = obj({
   name: str,
   generateName: str,
   namespace: str,
@@ -236,21 +237,9 @@ const podStatus = obj({
 
 /** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */
 export const podSchema: FieldSchema = obj(
-  { apiVersion: str, kind: str, metadata: objectMeta, spec: podSpec, status: podStatus },
+  { apiVersion: str, kind: str, metadata: objectMetaSchema, spec: podSpec, status: podStatus },
   ["metadata", "spec"],
 );
 
 /** listSchema is core/v1 List / PodList; items are decoded one by one as pods. */
 export const listSchema: FieldSchema = obj({ apiVersion: str, kind: str, metadata: opaque, items: arr(opaque) }, ["items"]);
-
-/** configMapSchema is core/v1 ConfigMap. */
-export const configMapSchema: FieldSchema = obj(
-  { apiVersion: str, kind: str, metadata: objectMeta, data: stringMap, binaryData: stringMap, immutable: bool },
-  ["metadata"],
-);
-
-/** secretSchema is core/v1 Secret. */
-export const secretSchema: FieldSchema = obj(
-  { apiVersion: str, kind: str, metadata: objectMeta, type: str, data: stringMap, stringData: stringMap, immutable: bool },
-  ["metadata"],
-);
