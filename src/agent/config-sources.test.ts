@@ -130,3 +130,21 @@ test("a mounted configMap volume keeps its last content when its ConfigMap is de
     await until(clock, "the restart", () => runtime.current("app")?.attempt === 1);
   });
 });
+
+test("by default the agent reads ConfigMaps from its object store: one created there starts the waiting container", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "config-sources-store-"));
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const runtime = new FakeRuntime(clock);
+  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
+  agent.start();
+  try {
+    agent.admit(pod({ containers: [{ name: "app", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");
+    await until(clock, "the config error", () => waiting(agent)?.reason === "CreateContainerConfigError");
+    agent.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: { mode: "stored" } });
+    await until(clock, "the container to start", () => runtime.configs.has("app"));
+    assert.deepEqual(runtime.configs.get("app")!.envs, [{ key: "MODE", value: "stored" }]);
+  } finally {
+    await agent.close(0);
+    await rm(stateDir, { recursive: true, force: true });
+  }
+});
