@@ -11,10 +11,17 @@
  * exit is recorded in the state file (atomically: a temporary file, then rename), then it exits.
  *
  * Protocol (src/runtime/process/supervisor-protocol.ts is the other side):
- *   stdin  = "probelet-supervisor/1" NUL, then NUL-terminated fields: log path ("" = no log),
+ *   stdin  = "probelet-supervisor/2" NUL, then NUL-terminated fields: log path ("" = no log),
  *            state file path, working dir, executable path, max line size (decimal),
- *            argc (decimal), argv..., envc (decimal), "K=V" env entries...; at most MAX_SPEC bytes
+ *            argc (decimal), argv..., envc (decimal), "K=V" env entries..., then mount fields
+ *            (decimal count, a multiple of 3): host path, container path, "ro" or "rw" for each
+ *            mount; at most MAX_SPEC bytes. With mounts, the container gets a private mount
+ *            namespace (unshare CLONE_NEWNS, "/" made MS_PRIVATE recursively) in which each host
+ *            path is bind-mounted at its container path (missing mount points are created as
+ *            empty directories, or empty files for a file source), read-only ones remounted
+ *            MS_RDONLY.
  *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
+ *            "mounterror <errno>\n" (a mount failed; nothing runs),
  *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
  * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
  * max line size + 2 bytes of an unfinished line per stream.
@@ -31,13 +38,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "probelet-supervisor/1"
+#define MAGIC "probelet-supervisor/2"
 #define MAX_SPEC (8u << 20)
 #define MAX_ITEMS 65536
 #define MAX_LINE_LIMIT (1u << 20)
@@ -197,6 +207,7 @@ static void pump(stream_t *s) {
 typedef struct {
   const char *log_path, *state_path, *cwd, *file;
   char **argv, **envp;
+  char **mounts; /* triples: host path, container path, "ro" | "rw" */
 } spec_t;
 
 static char *spec_buf;
@@ -266,6 +277,14 @@ static const char *read_spec(spec_t *spec) {
   max_line = line;
   if (!(spec->argv = read_list(1))) return "argv";
   if (!(spec->envp = read_list(0))) return "env";
+  if (!(spec->mounts = read_list(0))) return "mounts";
+  size_t fields = 0;
+  while (spec->mounts[fields]) fields++;
+  if (fields % 3 != 0) return "mounts";
+  for (size_t i = 0; i < fields; i += 3) {
+    if (spec->mounts[i][0] != '/' || spec->mounts[i + 1][0] != '/') return "mounts";
+    if (strcmp(spec->mounts[i + 2], "ro") != 0 && strcmp(spec->mounts[i + 2], "rw") != 0) return "mounts";
+  }
   if (spec_at != spec_len) return "trailing data";
   return NULL;
 }
@@ -301,6 +320,52 @@ static void write_state(const char *path, int status, const struct timespec *fin
   if (!ok || rename(tmp, path) != 0) unlink(tmp);
 }
 
+/* make_parents creates the missing directories above path (like mkdir -p of its dirname). */
+static int make_parents(const char *path) {
+  char buf[4096];
+  size_t len = strlen(path);
+  if (len >= sizeof buf) return ENAMETOOLONG;
+  memcpy(buf, path, len + 1);
+  for (size_t i = 1; i < len; i++) {
+    if (buf[i] != '/') continue;
+    buf[i] = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
+    buf[i] = '/';
+  }
+  return 0;
+}
+
+/* make_mount_point creates target like source: a directory, or an empty file. */
+static int make_mount_point(const char *source, const char *target) {
+  struct stat src, dst;
+  if (stat(source, &src) != 0) return errno;
+  if (stat(target, &dst) == 0) return 0;
+  int err = make_parents(target);
+  if (err) return err;
+  if (S_ISDIR(src.st_mode)) return mkdir(target, 0755) == 0 || errno == EEXIST ? 0 : errno;
+  int fd = open(target, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+/* setup_mounts gives the child its own mount namespace with the spec's bind mounts; 0 or an errno. */
+static int setup_mounts(const spec_t *spec) {
+  if (!spec->mounts[0]) return 0;
+  if (unshare(CLONE_NEWNS) != 0) return errno;
+  if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return errno;
+  for (size_t i = 0; spec->mounts[i]; i += 3) {
+    const char *source = spec->mounts[i], *target = spec->mounts[i + 1];
+    int err = make_mount_point(source, target);
+    if (err) return err;
+    if (mount(source, target, NULL, MS_BIND | MS_REC, NULL) != 0) return errno;
+    if (strcmp(spec->mounts[i + 2], "ro") == 0 &&
+        mount(NULL, target, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_REC, NULL) != 0)
+      return errno;
+  }
+  return 0;
+}
+
 static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   sigset_t none;
   sigemptyset(&none);
@@ -309,6 +374,7 @@ static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   int err = 0;
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) err = errno;
+  if (!err && (err = setup_mounts(spec)) != 0) err = -err; /* negative: a mount failed */
   if (!err && chdir(spec->cwd) != 0) err = errno;
   if (!err) {
     execve(spec->file, spec->argv, spec->envp);
@@ -371,7 +437,8 @@ int main(void) {
   close(report_p[0]);
   if (got > 0) {
     char text[64];
-    snprintf(text, sizeof text, "error %d\n", exec_err);
+    if (exec_err < 0) snprintf(text, sizeof text, "mounterror %d\n", -exec_err);
+    else snprintf(text, sizeof text, "error %d\n", exec_err);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
     reply(text);
     return 1;

@@ -45,6 +45,11 @@ import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
+import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
+import { storeConfigObjects } from "../volumes/store-config-objects.js";
+import { nodeAllocatable } from "../volumes/node-allocatable.js";
+import { PodVolumes } from "../volumes/pod-volumes.js";
+import { referencesObject } from "../volumes/volume-payload.js";
 
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
 const TERMINATE_RETRY_DELAY_MS = 1000;
@@ -72,6 +77,12 @@ export interface AgentOptions {
   probeCloseMode?: CloseMode;
   /** How long probe history is kept (default 24 h; `probelet run --probe-history-window`). */
   probeHistoryWindowMs?: number;
+  /**
+   * Where pods' ConfigMaps and Secrets are read (env sources and volumes); a change syncs the
+   * pods that reference the object. Default: the agent's own object store (storeConfigObjects),
+   * which holds those created through the API and from manifests.
+   */
+  configObjects?: ConfigObjects;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -81,6 +92,10 @@ export class Agent extends StoreView implements AgentApi {
   readonly probeManager: ProbeManager;
   readonly statusManager: StatusManager;
   readonly events: EventStore;
+  /** The ConfigMaps and Secrets pods read. */
+  readonly configObjects: ConfigObjects;
+  /** The pods' volume directories. */
+  private readonly volumes: PodVolumes;
   /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
   readonly store: ObjectStore;
   readonly nodeName: string;
@@ -122,6 +137,7 @@ export class Agent extends StoreView implements AgentApi {
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
+    this.volumes = new PodVolumes(`${options.stateDir}/volumes`);
     this.pleg = new Pleg(this.runtime, this.clock, this.logger);
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
@@ -130,6 +146,7 @@ export class Agent extends StoreView implements AgentApi {
     this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
+    this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
@@ -162,7 +179,12 @@ export class Agent extends StoreView implements AgentApi {
       hostIP: options.hostIP ?? "127.0.0.1",
       nodeName,
       agentId: this.agentId,
+      configObjects: this.configObjects,
+      volumes: this.volumes,
+      nodeAllocatable: nodeAllocatable(options.stateDir),
     });
+    const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
+    this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
     this.state = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
@@ -186,6 +208,14 @@ export class Agent extends StoreView implements AgentApi {
       this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
     });
+  }
+
+  /** configObjectChanged syncs every pod that reads the changed ConfigMap or Secret (env or volume). */
+  private configObjectChanged(change: ConfigObjectChange): void {
+    for (const worker of this.workers.values()) {
+      const pod = worker.record.pod;
+      if ((pod.metadata.namespace ?? "default") === change.namespace && referencesObject(pod, change.kind, change.name)) worker.queueSync();
+    }
   }
 
   /** handleProbeSync syncs the pod by UID if the agent still has it (stale updates are ignored). */
@@ -258,6 +288,7 @@ export class Agent extends StoreView implements AgentApi {
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
           lastGc = now;
           this.gcRun = this.collectGarbage()
+            .then(() => this.volumes.removeOrphans((uid) => this.workers.has(uid)))
             .then(() => undefined, (err: unknown) => this.logger.warn("Container garbage collection failed", { err: err instanceof Error ? err.message : String(err) }))
             .finally(() => (this.gcRun = undefined));
         }

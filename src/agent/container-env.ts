@@ -1,54 +1,137 @@
 // A container's environment and argv as the kubelet builds them for the runtime
-// (kubelet kubelet_pods.go makeEnvironmentVariables and container helpers
-// ExpandContainerCommandAndArgs): env values may reference earlier variables with $(VAR),
-// downward-API fieldRefs resolve from the pod, and command/args expand against the result.
-import type { Container, EnvVar, Pod } from "../api/types.js";
+// (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables, pkg/kubelet/container/helpers.go
+// ExpandContainerCommandAndArgs): envFrom first, then env in order; literal values expand
+// $(VAR) against what is defined so far; configMapKeyRef and secretKeyRef read the pod's
+// namespace; fieldRef and resourceFieldRef read the pod. A missing required object or key fails
+// the container with the kubelet's message (the caller makes it CreateContainerConfigError).
+import type { Container, EnvFromSource, EnvVarSource, Pod } from "../api/types.js";
 import { expandString } from "../probe/expand.js";
+import { configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
+import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
 
-/** EnvResult is the resolved environment plus fields that could not be resolved locally. */
-export interface EnvResult {
-  env: { key: string; value: string }[];
-  /** Variables whose valueFrom is not supported here (secrets, config maps, resources): set to "". */
-  unresolved: string[];
+/** EnvContext is what env resolution reads besides the container. */
+export interface EnvContext {
+  pod: Pod;
+  addresses: PodAddresses;
+  objects: ConfigObjects;
+  node: NodeAllocatable;
 }
 
-/** FIELD_REFS are the downward-API fields the agent can answer. */
-function fieldRef(pod: Pod, podIP: string, path: string): string | undefined {
-  switch (path) {
-    case "metadata.name":
-      return pod.metadata.name ?? "";
-    case "metadata.namespace":
-      return pod.metadata.namespace ?? "";
-    case "metadata.uid":
-      return pod.metadata.uid ?? "";
-    case "status.podIP":
-    case "status.hostIP":
-      return podIP;
-    case "spec.nodeName":
-      return pod.spec.nodeName ?? "";
-    default:
-      return undefined;
+/** EnvWarning is a kubelet event raised while resolving (InvalidEnvironmentVariableNames); it never carries a value. */
+export interface EnvWarning {
+  reason: string;
+  message: string;
+}
+
+/** EnvResult is the resolved environment, or the kubelet's error text for a missing required source. */
+export type EnvResult =
+  | { ok: true; env: { key: string; value: string }[]; warnings: EnvWarning[] }
+  | { ok: false; message: string; warnings: EnvWarning[] };
+
+// util/validation IsEnvVarName, which makeEnvironmentVariables applies to envFrom keys.
+const ENV_VAR_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+
+/** isEnvVarName reports whether an envFrom key may become a variable (IsEnvVarName). */
+export function isEnvVarName(name: string): boolean {
+  return ENV_VAR_NAME.test(name) && name !== "." && name !== ".." && !name.startsWith("..");
+}
+
+class EnvError extends Error {}
+
+// ObjectReader fetches each referenced object once per resolution, as makeEnvironmentVariables caches them.
+class ObjectReader {
+  private readonly configMaps = new Map<string, Map<string, Buffer> | undefined>();
+  private readonly secrets = new Map<string, Map<string, Buffer> | undefined>();
+  constructor(
+    private readonly objects: ConfigObjects,
+    private readonly namespace: string,
+  ) {}
+
+  configMap(name: string): Map<string, Buffer> | undefined {
+    if (!this.configMaps.has(name)) {
+      const cm = this.objects.configMap(this.namespace, name);
+      this.configMaps.set(name, cm ? configMapBytes(cm) : undefined);
+    }
+    return this.configMaps.get(name);
+  }
+
+  secret(name: string): Map<string, Buffer> | undefined {
+    if (!this.secrets.has(name)) {
+      const s = this.objects.secret(this.namespace, name);
+      this.secrets.set(name, s ? secretBytes(s) : undefined);
+    }
+    return this.secrets.get(name);
   }
 }
 
-/**
- * containerEnv resolves a container's env in order: literal values expand $(VAR) against the
- * variables defined before them (single pass), fieldRefs resolve from the pod, later
- * duplicates win.
- */
-export function containerEnv(pod: Pod, container: Container, podIP: string): EnvResult {
+/** resolveContainerEnv builds a container's environment as makeEnvironmentVariables does. */
+export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvResult {
+  const namespace = ctx.pod.metadata.namespace ?? "default";
+  const reader = new ObjectReader(ctx.objects, namespace);
   const vars = new Map<string, string>();
-  const unresolved: string[] = [];
-  for (const e of container.env ?? []) vars.set(e.name, resolveOne(pod, podIP, e, vars, unresolved));
-  return { env: [...vars].map(([key, value]) => ({ key, value })), unresolved };
+  const warnings: EnvWarning[] = [];
+  try {
+    for (const source of container.envFrom ?? []) importEnvFrom(source, reader, namespace, vars, warnings);
+    for (const e of container.env ?? []) {
+      const value = e.valueFrom === undefined ? expandString(e.value ?? "", vars) : valueFrom(ctx, container, e.valueFrom, reader, namespace);
+      if (value !== undefined) vars.set(e.name, value);
+    }
+  } catch (err) {
+    if (err instanceof EnvError) return { ok: false, message: err.message, warnings };
+    throw err;
+  }
+  return { ok: true, env: [...vars].map(([key, value]) => ({ key, value })), warnings };
 }
 
-function resolveOne(pod: Pod, podIP: string, e: EnvVar, vars: ReadonlyMap<string, string>, unresolved: string[]): string {
-  if (e.valueFrom === undefined) return expandString(e.value ?? "", vars);
-  const ref = e.valueFrom["fieldRef"] as { fieldPath?: string } | undefined;
-  const value = ref?.fieldPath ? fieldRef(pod, podIP, ref.fieldPath) : undefined;
-  if (value === undefined) unresolved.push(e.name);
-  return value ?? "";
+function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: string, vars: Map<string, string>, warnings: EnvWarning[]): void {
+  const ref = source.configMapRef ?? source.secretRef;
+  if (!ref) return;
+  const name = ref.name ?? "";
+  const isConfigMap = source.configMapRef !== undefined;
+  const data = isConfigMap ? reader.configMap(name) : reader.secret(name);
+  if (!data) {
+    if (ref.optional === true) return;
+    throw new EnvError(`${isConfigMap ? "configmap" : "secret"} "${name}" not found`);
+  }
+  const invalid: string[] = [];
+  for (const [key, bytes] of data) {
+    const varName = (source.prefix ?? "") + key;
+    if (!isEnvVarName(varName)) invalid.push(varName);
+    else vars.set(varName, bytes.toString("utf8"));
+  }
+  if (invalid.length > 0) {
+    const kind = isConfigMap ? "configMap" : "secret";
+    warnings.push({
+      reason: "InvalidEnvironmentVariableNames",
+      message: `Keys [${invalid.sort().join(", ")}] from the EnvFrom ${kind} ${namespace}/${name} were skipped since they are considered invalid environment variable names.`,
+    });
+  }
+}
+
+// valueFrom resolves one reference; undefined means an optional reference that is absent (the variable is skipped).
+function valueFrom(ctx: EnvContext, container: Container, from: EnvVarSource, reader: ObjectReader, namespace: string): string | undefined {
+  if (from.fieldRef) return podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.addresses) ?? "";
+  if (from.resourceFieldRef) {
+    const target = from.resourceFieldRef.containerName
+      ? [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers].find((c) => c.name === from.resourceFieldRef!.containerName)
+      : container;
+    return containerResourceValue(from.resourceFieldRef, target ?? container, ctx.node);
+  }
+  const keyRef = from.configMapKeyRef ?? from.secretKeyRef;
+  if (!keyRef) return undefined;
+  const isConfigMap = from.configMapKeyRef !== undefined;
+  const name = keyRef.name ?? "";
+  const data = isConfigMap ? reader.configMap(name) : reader.secret(name);
+  if (!data) {
+    if (keyRef.optional === true) return undefined;
+    throw new EnvError(`${isConfigMap ? "configmap" : "secret"} "${name}" not found`);
+  }
+  const bytes = data.get(keyRef.key);
+  if (bytes === undefined) {
+    if (keyRef.optional === true) return undefined;
+    throw new EnvError(`couldn't find key ${keyRef.key} in ${isConfigMap ? "ConfigMap" : "Secret"} ${namespace}/${name}`);
+  }
+  return bytes.toString("utf8");
 }
 
 /** expandCommandAndArgs expands $(VAR) in command and args against the resolved env. */

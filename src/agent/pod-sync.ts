@@ -28,7 +28,10 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { LABEL_AGENT } from "./agent-id.js";
 import type { RestartBackoff } from "./backoff.js";
-import { containerEnv, expandCommandAndArgs } from "./container-env.js";
+import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
+import type { ConfigObjects } from "../volumes/config-objects.js";
+import type { NodeAllocatable } from "../volumes/downward-api.js";
+import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
@@ -41,6 +44,13 @@ import { restartCountFromLogDir } from "./log-restart-count.js";
  * fails the hook, so a hung hook cannot hold its pod's worker, and a deletion, indefinitely.
  */
 const POST_START_HOOK_BOUND_MS = 30_000;
+
+/**
+ * How soon a pod whose volumes or container config could not be made is synced again (the
+ * kubelet's pod workers retry an errored sync after backOffPeriod, 10 s; a change of a referenced
+ * ConfigMap or Secret syncs it at once).
+ */
+export const CONFIG_RETRY_MS = 10_000;
 
 /** Labels the agent puts on sandboxes and containers to find them again (as the kubelet does). */
 export const LABEL_POD_UID = "io.kubernetes.pod.uid";
@@ -75,6 +85,8 @@ export interface PodRecord {
   imageWarned: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
+  /** Host path of every volume of the pod, by volume name, once set up. */
+  volumePaths?: Map<string, string>;
   /** Set by a sync that held a restart back: the shortest remaining back-off (ms). */
   backoffRemainingMs?: number | undefined;
   /** When a requeue for the back-off is scheduled (ms since epoch). */
@@ -102,6 +114,12 @@ export interface PodSyncerDeps {
   nodeName: string;
   /** This agent's owner label value (agent-id.ts), put on every sandbox it creates. */
   agentId: string;
+  /** Where ConfigMaps and Secrets are read (env sources and volumes). */
+  configObjects: ConfigObjects;
+  /** The pods' volume directories. */
+  volumes: PodVolumes;
+  /** What an unset container limit stands for in resourceFieldRef values. */
+  nodeAllocatable: NodeAllocatable;
 }
 
 /** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
@@ -131,6 +149,7 @@ export class PodSyncer {
       throw err;
     }
     let groups = await this.instances(record);
+    if (!(await this.setUpVolumes(record))) return this.publish(record, groups, new Map());
     const actions = this.computeActions(record, groups);
     if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
     if (actions.killPod) {
@@ -180,6 +199,38 @@ export class PodSyncer {
       record.sandboxStopped = true;
     }
     return this.publish(record, await this.instances(record), new Map());
+  }
+
+  /**
+   * setUpVolumes creates or refreshes the pod's volumes (kubelet SyncPod WaitForAttachAndMount,
+   * before any container starts); configMap and secret volumes follow their objects on every sync.
+   * A volume that fails gets the kubelet's FailedMount warning. If it was never set up, the
+   * pod's containers are held back (they wait as ContainerCreating) and the pod is synced again
+   * after CONFIG_RETRY_MS; a volume set up before keeps its last content and the pod goes on (the
+   * kubelet's mounted volume stays mounted when a refresh fails, e.g. its ConfigMap was deleted).
+   */
+  private async setUpVolumes(record: PodRecord): Promise<boolean> {
+    const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable });
+    if (result.ok) {
+      record.volumePaths = result.paths;
+      return true;
+    }
+    for (const failure of result.failures) this.d.events.event({ pod: record.pod }, "Warning", "FailedMount", failure.message);
+    const mounted = record.volumePaths;
+    if (mounted && result.failures.every((f) => mounted.has(f.volume))) {
+      for (const [name, path] of result.paths) mounted.set(name, path);
+      return true;
+    }
+    this.retrySoon(record);
+    return false;
+  }
+
+  private retrySoon(record: PodRecord): void {
+    record.backoffRemainingMs = Math.min(record.backoffRemainingMs ?? CONFIG_RETRY_MS, CONFIG_RETRY_MS);
+  }
+
+  private addresses(record: PodRecord): { podIP: string; hostIP: string } {
+    return { podIP: record.podIP, hostIP: this.d.hostIP };
   }
 
   /**
@@ -405,7 +456,11 @@ export class PodSyncer {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
-    const env = containerEnv(pod, spec, record.podIP);
+    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable }, spec);
+    for (const warning of env.warnings) this.d.events.event({ pod }, "Warning", warning.reason, warning.message);
+    if (!env.ok) return this.configFailed(record, spec, env.message);
+    const mounts = await this.mountsFor(record, spec);
+    if (typeof mounts === "string") return this.configFailed(record, spec, mounts);
     const argv = expandCommandAndArgs(spec, env.env);
     if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
       record.imageWarned.add(spec.name);
@@ -413,6 +468,9 @@ export class PodSyncer {
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
+    // kubelet makeMounts: the volume mounts, then the termination message file (which the process
+    // runtime gets through TERMINATION_MESSAGE_ENV instead: its mounts are the pod's volumes only).
+    const allMounts = [...mounts, ...(messageMount && this.d.runtime.type !== "process" ? [messageMount] : [])];
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -430,7 +488,7 @@ export class PodSyncer {
         [ANNOTATION_TERMINATION_MESSAGE_POLICY]: spec.terminationMessagePolicy ?? "",
       },
       logPath,
-      ...(messageMount ? { mounts: [messageMount] } : {}),
+      ...(allMounts.length > 0 ? { mounts: allMounts } : {}),
       ...runAsUser(pod, spec),
       ...memoryLimit(spec),
     };
@@ -477,6 +535,28 @@ export class PodSyncer {
     const earlier = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((c) => c.name === spec.name);
     if (earlier?.containerID === undefined && !earlier?.restartCount) return 0;
     return restartCountFromLogDir(`${record.sandboxConfig!.logDirectory}/${spec.name}`);
+  }
+
+  /**
+   * mountsFor maps the container's volumeMounts to host paths (kubelet makeMounts), or says why
+   * it cannot: the runtime cannot mount (the process runtime without root), or a subPath is bad.
+   */
+  private async mountsFor(record: PodRecord, spec: Container): Promise<NonNullable<ContainerConfig["mounts"]> | string> {
+    if ((spec.volumeMounts ?? []).length === 0) return [];
+    const unsupported = await this.d.runtime.mountsUnsupportedReason();
+    if (unsupported !== undefined) return unsupported;
+    try {
+      return await containerMounts(spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
+    } catch (err) {
+      // A bad subPath (MountError) or a volume directory that went away: the container waits.
+      return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+
+  /** configFailed is kubelet startContainer's ErrCreateContainerConfig: no container is created. */
+  private configFailed(record: PodRecord, spec: Container, message: string): void {
+    this.retrySoon(record);
+    this.startFailed(record, spec, "CreateContainerConfigError", new Error(message));
   }
 
   /**
@@ -571,6 +651,7 @@ export class PodSyncer {
       await this.d.runtime.stopPodSandbox(record.sandboxId);
       await this.d.runtime.removePodSandbox(record.sandboxId);
     }
+    await this.d.volumes.tearDown(pod.metadata.uid ?? "");
   }
 
   /**

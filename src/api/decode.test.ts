@@ -29,7 +29,7 @@ spec:
           containerPort: 8080
       env:
         - name: FROM_FIELD
-          valueFrom: {fieldRef: {fieldPath: metadata.name, somethingNew: 1}}
+          valueFrom: {fieldRef: {fieldPath: metadata.name}}
       resources: {limits: {cpu: 100m}, futureKnob: true}
       securityContext: {runAsUser: 1000, anything: [1, 2]}
       livenessProbe:
@@ -46,7 +46,7 @@ test("decodePods decodes a YAML Pod with typed fields and opaque maps", () => {
   const c = pod.spec.containers[0]!;
   assert.deepEqual(c.livenessProbe, { httpGet: { path: "/healthz", port: "http", httpHeaders: [{ name: "X-Probe", value: "1" }] }, periodSeconds: 5 });
   assert.deepEqual(c.resources, { limits: { cpu: "100m" }, futureKnob: true });
-  assert.deepEqual(c.env?.[0]?.valueFrom, { fieldRef: { fieldPath: "metadata.name", somethingNew: 1 } });
+  assert.deepEqual(c.env?.[0]?.valueFrom, { fieldRef: { fieldPath: "metadata.name" } });
   assert.equal(defaultAndValidatePod(pod).ok, true);
 });
 
@@ -66,6 +66,17 @@ test("an unknown field is a strict decoding error naming its full path", () => {
   assert.deepEqual(errorsOf(decodePods(yaml, "pod.yaml")), [
     'strict decoding error: unknown field "metadata.colour"',
     'strict decoding error: unknown field "spec.containers[0].livenessProbe.foo"',
+  ]);
+});
+
+test("env sources, volumes and volumeMounts are typed: unknown fields inside them are strict decoding errors", () => {
+  const yaml = POD_YAML.replace("valueFrom: {fieldRef: {fieldPath: metadata.name}}", "valueFrom: {configMapKeyRef: {name: c, key: k, colour: 1}}").replace(
+    "  containers:",
+    "  volumes: [{name: v, configMap: {name: c, defaultMode: 420, extra: true}}]\n  containers:",
+  );
+  assert.deepEqual(errorsOf(decodePods(yaml, "pod.yaml")), [
+    'strict decoding error: unknown field "spec.volumes[0].configMap.extra"',
+    'strict decoding error: unknown field "spec.containers[0].env[0].valueFrom.configMapKeyRef.colour"',
   ]);
 });
 

@@ -2,6 +2,7 @@
 // (pkg/apis/core/v1/defaults.go). Every function is pure: it returns new objects and never
 // touches its input. Defaulting only fills zero/empty fields; negative numbers are left for
 // validation to reject.
+import { defaultEnvSources, defaultVolumes } from "./defaults-volumes.js";
 import type { Container, ContainerPort, HTTPGetAction, Lifecycle, LifecycleHandler, Pod, Probe } from "./types.js";
 
 /** DEFAULT_NAMESPACE is the namespace a pod without one is placed in. */
@@ -110,6 +111,7 @@ export function defaultContainer(container: Container, hostNetwork = false): Con
   if (container.readinessProbe) out.readinessProbe = defaultProbe(container.readinessProbe);
   if (container.startupProbe) out.startupProbe = defaultProbe(container.startupProbe);
   if (container.lifecycle) out.lifecycle = defaultLifecycle(container.lifecycle);
+  defaultEnvSources(out);
   return out;
 }
 
@@ -133,5 +135,6 @@ export function defaultPod(pod: Pod): Pod {
   const hostNetwork = spec.hostNetwork === true;
   spec.containers = spec.containers.map((c) => defaultContainer(c, hostNetwork));
   if (spec.initContainers) spec.initContainers = spec.initContainers.map((c) => defaultContainer(c, hostNetwork));
+  if (spec.volumes) defaultVolumes(spec.volumes);
   return out;
 }

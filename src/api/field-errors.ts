@@ -9,6 +9,7 @@ export type FieldErrorType =
   | "Forbidden"
   | "NotSupported"
   | "Duplicate"
+  | "NotFound"
   | "TooLong"
   | "TypeInvalid";
 
@@ -29,6 +30,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   Forbidden: "Forbidden",
   NotSupported: "Unsupported value",
   Duplicate: "Duplicate value",
+  NotFound: "Not found",
   TooLong: "Too long",
   TypeInvalid: "Invalid value",
 };
@@ -70,6 +72,11 @@ export function notSupported(field: string, badValue: unknown, validValues: read
 /** duplicate reports a value that must be unique (field.Duplicate). */
 export function duplicate(field: string, badValue: unknown): FieldError {
   return { type: "Duplicate", field, badValue };
+}
+
+/** notFound reports a reference to something that does not exist (field.NotFound). */
+export function notFound(field: string, badValue: unknown): FieldError {
+  return { type: "NotFound", field, badValue };
 }
 
 /** tooLong reports an over-long value without echoing it (field.TooLong). */

@@ -24,6 +24,11 @@ export function parseMilliQuantity(text: string): number | undefined {
   return value === undefined ? undefined : Math.ceil(Math.round(value * 1e9) / 1e6);
 }
 
+/** parseQuantityExact returns a quantity's value in base units without rounding ("100m" is 0.1). */
+export function parseQuantityExact(text: string): number | undefined {
+  return quantityValue(text);
+}
+
 /** quantityValue is the quantity's exact value in base units, or undefined when it does not parse. */
 function quantityValue(text: string): number | undefined {
   const m = SHAPE.exec(text);

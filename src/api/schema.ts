@@ -10,7 +10,7 @@ export type FieldSchema =
   | { kind: "int32" }
   | { kind: "int64" }
   | { kind: "intOrString" }
-  /** Any JSON value, kept as is (resources, securityContext, valueFrom, volumes, ...). */
+  /** Any JSON value, kept as is (resources, securityContext, ...). */
   | { kind: "opaque" }
   | { kind: "array"; items: FieldSchema }
   /** A JSON object with arbitrary keys whose values all follow `values` (labels, annotations). */
@@ -71,7 +71,51 @@ const lifecycleHandler = obj({
 
 const restartRule = obj({ action: str, exitCodes: obj({ operator: str, values: arr(int32) }, ["operator"]) }, ["action"]);
 const containerPort = obj({ name: str, containerPort: int32, hostPort: int32, protocol: str, hostIP: str }, ["containerPort"]);
-const envVar = obj({ name: str, value: str, valueFrom: opaque }, ["name"]);
+const optionalRef = obj({ name: str, optional: bool });
+const keySelector = obj({ name: str, key: str, optional: bool }, ["key"]);
+const fieldSelector = obj({ apiVersion: str, fieldPath: str }, ["fieldPath"]);
+const resourceSelector = obj({ containerName: str, resource: str, divisor: intOrString }, ["resource"]);
+const envVarSource = obj({
+  fieldRef: fieldSelector,
+  resourceFieldRef: resourceSelector,
+  configMapKeyRef: keySelector,
+  secretKeyRef: keySelector,
+  ...accepted("fileKeyRef"),
+});
+const envVar = obj({ name: str, value: str, valueFrom: envVarSource }, ["name"]);
+const envFromSource = obj({ prefix: str, configMapRef: optionalRef, secretRef: optionalRef });
+const volumeMount = obj(
+  { name: str, mountPath: str, subPath: str, readOnly: bool, ...accepted("subPathExpr", "mountPropagation", "recursiveReadOnly") },
+  ["name", "mountPath"],
+);
+const keyToPath = obj({ key: str, path: str, mode: int32 }, ["key", "path"]);
+const downwardAPIFile = obj({ path: str, fieldRef: fieldSelector, resourceFieldRef: resourceSelector, mode: int32 }, ["path"]);
+const configMapProjection = obj({ name: str, items: arr(keyToPath), optional: bool });
+const volumeProjection = obj({
+  configMap: configMapProjection,
+  secret: configMapProjection,
+  downwardAPI: obj({ items: arr(downwardAPIFile) }),
+  ...accepted("serviceAccountToken", "clusterTrustBundle", "podCertificate"),
+});
+
+/** volumeSchema is core/v1 Volume: the sources probelet mounts typed, the others accepted (validation refuses them). */
+export const volumeSchema: FieldSchema = obj(
+  {
+    name: str,
+    emptyDir: obj({ medium: str, sizeLimit: intOrString }),
+    hostPath: obj({ path: str, type: str }, ["path"]),
+    configMap: obj({ name: str, items: arr(keyToPath), defaultMode: int32, optional: bool }),
+    secret: obj({ secretName: str, items: arr(keyToPath), defaultMode: int32, optional: bool }),
+    downwardAPI: obj({ items: arr(downwardAPIFile), defaultMode: int32 }),
+    projected: obj({ sources: arr(volumeProjection), defaultMode: int32 }),
+    ...accepted(
+      "persistentVolumeClaim", "nfs", "iscsi", "csi", "ephemeral", "image", "gcePersistentDisk", "awsElasticBlockStore",
+      "gitRepo", "glusterfs", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile", "azureDisk",
+      "vsphereVolume", "quobyte", "photonPersistentDisk", "portworxVolume", "scaleIO", "storageos",
+    ),
+  },
+  ["name"],
+);
 
 /** containerSchema is core/v1 Container (also used for init containers). */
 export const containerSchema: FieldSchema = obj(
@@ -83,6 +127,8 @@ export const containerSchema: FieldSchema = obj(
     workingDir: str,
     ports: arr(containerPort),
     env: arr(envVar),
+    envFrom: arr(envFromSource),
+    volumeMounts: arr(volumeMount),
     livenessProbe: probeSchema,
     readinessProbe: probeSchema,
     startupProbe: probeSchema,
@@ -97,7 +143,7 @@ export const containerSchema: FieldSchema = obj(
     stdin: bool,
     stdinOnce: bool,
     tty: bool,
-    ...accepted("envFrom", "volumeMounts", "volumeDevices", "resizePolicy"),
+    ...accepted("volumeDevices", "resizePolicy"),
   },
   ["name"],
 );
@@ -131,8 +177,10 @@ const podSpec = obj(
     dnsPolicy: str,
     schedulerName: str,
     securityContext: opaque,
+    volumes: arr(volumeSchema),
+    serviceAccountName: str,
     ...accepted(
-      "volumes", "ephemeralContainers", "nodeSelector", "serviceAccountName", "serviceAccount",
+      "ephemeralContainers", "nodeSelector", "serviceAccount",
       "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace", "imagePullSecrets",
       "hostname", "subdomain", "affinity", "tolerations", "hostAliases", "priorityClassName", "priority",
       "dnsConfig", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead",

@@ -83,8 +83,47 @@ export interface ContainerPort {
   hostIP?: string;
 }
 
-/** EnvVarSource is kept opaque: probes expand `$(VAR)` of such variables to "". */
-export type EnvVarSource = Record<string, unknown>;
+/** ConfigMapKeySelector selects one key of a ConfigMap in the pod's namespace. */
+export interface ConfigMapKeySelector {
+  name?: string;
+  key: string;
+  optional?: boolean;
+}
+
+/** SecretKeySelector selects one key of a Secret in the pod's namespace. */
+export interface SecretKeySelector {
+  name?: string;
+  key: string;
+  optional?: boolean;
+}
+
+/** ObjectFieldSelector names a downward-API field of the pod (apiVersion defaults to "v1"). */
+export interface ObjectFieldSelector {
+  apiVersion?: string;
+  fieldPath: string;
+}
+
+/** ResourceFieldSelector names a container's resource limit or request, scaled by `divisor`. */
+export interface ResourceFieldSelector {
+  containerName?: string;
+  resource: string;
+  divisor?: string | number;
+}
+
+/** EnvVarSource is core/v1 EnvVarSource: exactly one of its references. */
+export interface EnvVarSource {
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  configMapKeyRef?: ConfigMapKeySelector;
+  secretKeyRef?: SecretKeySelector;
+}
+
+/** EnvFromSource imports every key of a ConfigMap or a Secret, each name prefixed by `prefix`. */
+export interface EnvFromSource {
+  prefix?: string;
+  configMapRef?: { name?: string; optional?: boolean };
+  secretRef?: { name?: string; optional?: boolean };
+}
 
 /** EnvVar is one environment variable of a container. */
 export interface EnvVar {
@@ -129,6 +168,8 @@ export interface Container {
   workingDir?: string;
   ports?: ContainerPort[];
   env?: EnvVar[];
+  envFrom?: EnvFromSource[];
+  volumeMounts?: VolumeMount[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
   startupProbe?: Probe;
@@ -170,6 +211,114 @@ export interface PodSpec {
   schedulerName?: string;
   securityContext?: Record<string, unknown>;
   activeDeadlineSeconds?: number;
+  volumes?: Volume[];
+  serviceAccountName?: string;
+}
+
+/** VolumeMount mounts a pod volume (or one `subPath` of it) at `mountPath` in a container. */
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  readOnly?: boolean;
+}
+
+/** KeyToPath projects one key of a ConfigMap or Secret to a relative file `path` with an optional file `mode`. */
+export interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+/** ConfigMapVolumeSource fills a volume with a ConfigMap's keys (all, or `items`). */
+export interface ConfigMapVolumeSource {
+  name?: string;
+  items?: KeyToPath[];
+  /** File mode of the projected files; defaulted to 0644 (420). */
+  defaultMode?: number;
+  optional?: boolean;
+}
+
+/** SecretVolumeSource fills a volume with a Secret's keys (all, or `items`). */
+export interface SecretVolumeSource {
+  secretName?: string;
+  items?: KeyToPath[];
+  /** File mode of the projected files; defaulted to 0644 (420). */
+  defaultMode?: number;
+  optional?: boolean;
+}
+
+/** DownwardAPIVolumeFile writes one pod field or container resource to `path`. */
+export interface DownwardAPIVolumeFile {
+  path: string;
+  fieldRef?: ObjectFieldSelector;
+  resourceFieldRef?: ResourceFieldSelector;
+  mode?: number;
+}
+
+/** DownwardAPIVolumeSource fills a volume with pod fields. */
+export interface DownwardAPIVolumeSource {
+  items?: DownwardAPIVolumeFile[];
+  defaultMode?: number;
+}
+
+/** VolumeProjection is one source of a projected volume. */
+export interface VolumeProjection {
+  configMap?: Omit<ConfigMapVolumeSource, "defaultMode">;
+  secret?: { name?: string; items?: KeyToPath[]; optional?: boolean };
+  downwardAPI?: { items?: DownwardAPIVolumeFile[] };
+  /** Accepted by the decoder; refused by validation-volumes.ts (the agent has no token issuer). */
+  serviceAccountToken?: Record<string, unknown>;
+}
+
+/** ProjectedVolumeSource merges several sources into one volume directory. */
+export interface ProjectedVolumeSource {
+  sources?: VolumeProjection[];
+  defaultMode?: number;
+}
+
+/** HostPathVolumeSource mounts a host file or directory; `type` is checked before mounting. */
+export interface HostPathVolumeSource {
+  path: string;
+  type?: string;
+}
+
+/** EmptyDirVolumeSource is a fresh directory that lives as long as the pod. */
+export interface EmptyDirVolumeSource {
+  medium?: string;
+  sizeLimit?: string | number;
+}
+
+/** Volume is core/v1 Volume with the sources probelet supports. */
+export interface Volume {
+  name: string;
+  emptyDir?: EmptyDirVolumeSource;
+  hostPath?: HostPathVolumeSource;
+  configMap?: ConfigMapVolumeSource;
+  secret?: SecretVolumeSource;
+  downwardAPI?: DownwardAPIVolumeSource;
+  projected?: ProjectedVolumeSource;
+}
+
+/** ConfigMap is core/v1 ConfigMap: string `data` and base64 `binaryData`. */
+export interface ConfigMap {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+/** Secret is core/v1 Secret: base64 `data` (and write-only `stringData`, merged on create). */
+export interface Secret {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  type?: string;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+  immutable?: boolean;
 }
 
 /** ContainerStateWaiting: the container is not yet running. */

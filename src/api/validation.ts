@@ -11,6 +11,8 @@ import {
 import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
+import { validateEnvFrom, validateEnvValueFrom } from "./validation-env-sources.js";
+import { validateVolumeMounts, validateVolumes } from "./validation-volumes.js";
 import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
@@ -147,7 +149,8 @@ function validatePorts(ports: readonly ContainerPort[], path: string): FieldErro
 function validateEnv(env: readonly EnvVar[], path: string): FieldError[] {
   return env.flatMap((v, i) => {
     const p = child(index(path, i), "name");
-    return v.name === "" ? [required(p)] : isRelaxedEnvVarName(v.name).map((m) => invalid(p, v.name, m));
+    const nameErrs = v.name === "" ? [required(p)] : isRelaxedEnvVarName(v.name).map((m) => invalid(p, v.name, m));
+    return [...nameErrs, ...validateEnvValueFrom(v, child(index(path, i), "valueFrom"))];
   });
 }
 
@@ -212,6 +215,7 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   }
   errs.push(...validatePorts(c.ports ?? [], child(path, "ports")));
   errs.push(...validateEnv(c.env ?? [], child(path, "env")));
+  errs.push(...validateEnvFrom(c.envFrom ?? [], child(path, "envFrom")));
   if (c.resources) errs.push(...validateResources(c.resources, child(path, "resources")));
   const pull = c.imagePullPolicy ?? "";
   if (pull === "") errs.push(required(child(path, "imagePullPolicy")));
@@ -275,6 +279,16 @@ function validateInitContainers(pod: Pod, gracePeriod: number | undefined, rules
   return errs;
 }
 
+// validatePodVolumes: spec.volumes, then every container's volumeMounts against them.
+function validatePodVolumes(pod: Pod): FieldError[] {
+  const volumes = pod.spec.volumes ?? [];
+  const errs = validateVolumes(volumes, "spec.volumes");
+  for (const [field, list] of [["containers", pod.spec.containers], ["initContainers", pod.spec.initContainers ?? []]] as const) {
+    list.forEach((c, i) => errs.push(...validateVolumeMounts(c, volumes, child(index(`spec.${field}`, i), "volumeMounts"))));
+  }
+  return errs;
+}
+
 // withShape tolerates a hand-built object that lacks metadata, spec or containers (the types
 // require them, but validation must report rather than throw).
 function withShape(pod: Partial<Pod>): Pod {
@@ -309,6 +323,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
   if (rules) errs.push(...validatePodRestartRules(pod));
   errs.push(...validatePodProbeExtensions(pod));
+  errs.push(...validatePodVolumes(pod));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));
   else if (!POD_RESTART_POLICIES.includes(restart)) errs.push(notSupported("spec.restartPolicy", restart, POD_RESTART_POLICIES));

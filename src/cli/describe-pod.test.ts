@@ -363,6 +363,40 @@ test("describePod: long or multi-line annotations get their own lines, shortened
   assert.equal(lines[start + 6], "Status:       Running");
 });
 
+test("describePod lists envFrom sources as kubectl does (prefix, Optional), resolves label fieldRefs and resource values", () => {
+  const pod: Pod = {
+    metadata: { name: "cfg", namespace: "default", labels: { app: "web" } },
+    spec: {
+      containers: [
+        {
+          name: "app",
+          image: "app",
+          envFrom: [{ configMapRef: { name: "app-config" }, prefix: "CFG_" }, { secretRef: { name: "app-secret", optional: true } }],
+          env: [
+            { name: "APP", valueFrom: { fieldRef: { apiVersion: "v1", fieldPath: "metadata.labels['app']" } } },
+            { name: "MODE", valueFrom: { configMapKeyRef: { name: "app-config", key: "mode" } } },
+            { name: "CPU", valueFrom: { resourceFieldRef: { resource: "limits.cpu" } } },
+            { name: "MEM_MI", valueFrom: { resourceFieldRef: { resource: "requests.memory", divisor: "1Mi" } } },
+          ],
+          resources: { requests: { memory: "64Mi" } },
+        },
+      ],
+    },
+  };
+  const lines = describePod(pod, [], { now: NOW, utcOffsetMinutes: 0 }).split("\n").map((l) => l.replace(/\s+/g, " ").trim());
+  const at = lines.indexOf("Environment Variables from:");
+  assert.deepEqual(lines.slice(at, at + 8), [
+    "Environment Variables from:",
+    "app-config ConfigMap with prefix 'CFG_' Optional: false",
+    "app-secret Secret Optional: true",
+    "Environment:",
+    "APP: web (v1:metadata.labels['app'])",
+    "MODE: <set to the key 'mode' of config map 'app-config'> Optional: false",
+    "CPU: node allocatable (limits.cpu)",
+    "MEM_MI: 64 (requests.memory)",
+  ]);
+});
+
 test("describePod shows a container's mounts sorted by path with ro/rw and subPath, and the pod's volumes, as kubectl does", () => {
   const pod = webPod();
   Object.assign(pod.spec.containers[0]!, {

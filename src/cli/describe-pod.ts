@@ -3,7 +3,9 @@
 // containers with their state and probes, conditions, and the pod's events. Pure: no I/O.
 import type { KubeEvent } from "../agent/agent-api.js";
 import { defaultProbe } from "../api/defaults.js";
-import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe } from "../api/types.js";
+import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe, ResourceFieldSelector } from "../api/types.js";
+import { containerResourceValue } from "../volumes/downward-api.js";
+import { splitSubscriptedPath } from "../api/validation-env-sources.js";
 import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
 import { podQOSClass } from "../status/qos.js";
 import { mountLines, volumeLines } from "./describe-volumes.js";
@@ -160,8 +162,9 @@ function containerLines(label: string, containers: readonly Container[], statuse
     if (c.livenessProbe) lines.push(`${L2}Liveness:\t${describeProbe(c.livenessProbe)}`);
     if (c.readinessProbe) lines.push(`${L2}Readiness:\t${describeProbe(c.readinessProbe)}`);
     if (c.startupProbe) lines.push(`${L2}Startup:\t${describeProbe(c.startupProbe)}`);
+    lines.push(...envFromLines(c));
     const env = c.env ?? [];
-    lines.push(env.length === 0 ? `${L2}Environment:\t<none>` : `${L2}Environment:`, ...env.flatMap((e) => envLines(e, pod)));
+    lines.push(env.length === 0 ? `${L2}Environment:\t<none>` : `${L2}Environment:`, ...env.flatMap((e) => envLines(e, pod, c)));
     lines.push(...mountLines(c));
   }
   return lines;
@@ -194,7 +197,22 @@ function resourceLines(resources: Record<string, unknown> | undefined): string[]
   return lines;
 }
 
-function envLines(e: EnvVar, pod: Pod): string[] {
+// kubectl describe.go describeContainerEnvFrom: one line per source, shown only when there are any.
+function envFromLines(c: Container): string[] {
+  const sources = c.envFrom ?? [];
+  if (sources.length === 0) return [];
+  return [
+    `${L2}Environment Variables from:`,
+    ...sources.map((e) => {
+      const ref = e.configMapRef ?? e.secretRef;
+      const from = e.configMapRef ? "ConfigMap" : "Secret";
+      const kind = e.prefix ? `${from} with prefix '${e.prefix}'` : from;
+      return `${L3}${ref?.name ?? ""}\t${kind}\tOptional: ${ref?.optional === true}`;
+    }),
+  ];
+}
+
+function envLines(e: EnvVar, pod: Pod, container: Container): string[] {
   const from = e.valueFrom as Record<string, Record<string, unknown> | undefined> | undefined;
   if (from === undefined) {
     const [first = "", ...rest] = (e.value ?? "").split("\n");
@@ -205,12 +223,18 @@ function envLines(e: EnvVar, pod: Pod): string[] {
     const path = String(from["fieldRef"]["fieldPath"] ?? "");
     return [`${L3}${e.name}:\t${fieldValue(pod, path)} (${String(from["fieldRef"]["apiVersion"] ?? "v1")}:${path})`];
   }
-  if (from["resourceFieldRef"]) return [`${L3}${e.name}:\t (${String(from["resourceFieldRef"]["resource"] ?? "")})`];
+  if (e.valueFrom?.resourceFieldRef) return [`${L3}${e.name}:\t${resourceValue(e.valueFrom.resourceFieldRef, container)} (${e.valueFrom.resourceFieldRef.resource})`];
   const secret = from["secretKeyRef"];
   if (secret) return [`${L3}${e.name}:\t<set to the key '${String(secret["key"])}' in secret '${String(secret["name"])}'>\tOptional: ${optional(secret)}`];
   const map = from["configMapKeyRef"];
   if (map) return [`${L3}${e.name}:\t<set to the key '${String(map["key"])}' of config map '${String(map["name"])}'>\tOptional: ${optional(map)}`];
   return [];
+}
+
+// kubectl describeContainerEnvVars: the container's own value; an unset CPU or memory limit reads "node allocatable".
+function resourceValue(ref: ResourceFieldSelector, container: Container): string {
+  const value = containerResourceValue(ref, container, { cpu: 0, memory: 0, ephemeralStorage: 0 });
+  return value === "0" && (ref.resource === "limits.cpu" || ref.resource === "limits.memory") ? "node allocatable" : value;
 }
 
 // The downward-API fields kubectl resolves for fieldRef variables (EnvValueRetriever).
@@ -223,6 +247,9 @@ function fieldValue(pod: Pod, path: string): string {
     "status.podIP": pod.status?.podIP,
     "status.hostIP": pod.status?.hostIP,
   };
+  const { path: field, subscript } = splitSubscriptedPath(path);
+  if (subscript !== undefined && field === "metadata.labels") return pod.metadata.labels?.[subscript] ?? "";
+  if (subscript !== undefined && field === "metadata.annotations") return pod.metadata.annotations?.[subscript] ?? "";
   return values[path] ?? "";
 }
 

@@ -64,8 +64,9 @@ export interface ContainerConfig {
   /** resources.limits.memory in bytes (CRI memory_limit_in_bytes); the process runtime has no cgroup to apply it to. */
   memoryLimitBytes?: number;
   /**
-   * Host files or directories to bind into the container (CRI Mount). The process runtime has no
-   * filesystem view of its own to bind them into and ignores them.
+   * Host files or directories to bind into the container (CRI Mount): the pod's volume mounts,
+   * then the termination message file. The process runtime binds them in a private mount
+   * namespace per container (supervisor, root only); the agent gives it volume mounts only.
    */
   mounts?: Mount[];
   /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
@@ -183,6 +184,11 @@ export interface ExecSession {
 export interface Runtime extends CommandRunner {
   /** The runtime's type, used as the container ID scheme ("process", "containerd"). */
   readonly type: string;
+  /**
+   * mountsUnsupportedReason says why this runtime cannot give containers volume mounts right
+   * now, or undefined when it can; the agent then holds such containers back with this reason.
+   */
+  mountsUnsupportedReason(): Promise<string | undefined>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 

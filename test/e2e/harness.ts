@@ -15,6 +15,7 @@ import type { KubeEvent } from "../../src/agent/agent-api.js";
 import type { BackoffOptions } from "../../src/agent/backoff.js";
 import type { ContainerStatus, Pod } from "../../src/api/types.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
+import type { ConfigObjects } from "../../src/volumes/config-objects.js";
 import { createLogger } from "../../src/util/logger.js";
 import { createPodKit, type PodKit } from "./pod-kit.js";
 import { descendants, freePort, isProcessGroupAlive, sleep } from "./host.js";
@@ -41,6 +42,8 @@ export interface Seen<T> {
 export interface E2eOptions {
   /** Scaled CrashLoopBackOff (only case 165/188). */
   backoff?: BackoffOptions;
+  /** The ConfigMaps and Secrets the agent reads (config-volumes cases). */
+  configObjects?: ConfigObjects;
 }
 
 /** E2eEnv is an agent, its runtime and its temp dir for one case. */
@@ -85,6 +88,7 @@ export class E2eEnv {
       resyncIntervalMs: 1000,
       logger: createLogger({ level: "warn", trace: [], write: (line) => agentLog.push(line.trimEnd()) }),
       ...(options.backoff ? { backoff: options.backoff } : {}),
+      ...(options.configObjects ? { configObjects: options.configObjects } : {}),
     });
     const env: E2eEnv = new E2eEnv(factory, runtime, agent, dir, kit, agentLog);
     agent.watchPods((e) => env.podLog.push({ at: Date.now(), type: e.type, object: structuredClone(e.object) }));

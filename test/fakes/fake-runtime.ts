@@ -39,6 +39,15 @@ export class FakeRuntime implements Runtime {
     if (this.unavailable) throw new RuntimeError("Unavailable", "connection error: desc = \"transport: Error while dialing: dial unix /run/fake.sock: connect: connection refused\"");
   }
 
+  /** When set, mountsUnsupportedReason answers it (as the process runtime without root does). */
+  mountsUnsupported: string | undefined;
+  /** The config of every created container, by container name (latest creation wins). */
+  readonly configs = new Map<string, ContainerConfig>();
+
+  async mountsUnsupportedReason(): Promise<string | undefined> {
+    return this.mountsUnsupported;
+  }
+
   async version() {
     this.guard();
     return { runtimeName: "fake", runtimeVersion: "0" };
@@ -78,6 +87,7 @@ export class FakeRuntime implements Runtime {
     this.guard();
     const id = `c${this.next++}`;
     this.calls.push(`create ${config.name}#${config.attempt}`);
+    this.configs.set(config.name, config);
     this.containers.set(id, {
       id,
       podSandboxId: sandboxId,

@@ -51,6 +51,17 @@ test("nsToMs keeps int64 nanoseconds exact beyond 2^53 (no float on the way)", (
   for (const [input, expected] of cases) assert.equal(nsToMs(input), expected, String(input));
 });
 
+test("containerConfig turns each volume mount into a CRI Mount: host path, container path, readonly", () => {
+  const mounts = [
+    { hostPath: "/state/volumes/u/volumes/kubernetes.io~configmap/cfg", containerPath: "/etc/cfg", readonly: true },
+    { hostPath: "/srv/data", containerPath: "/data", readonly: false },
+  ];
+  assert.deepEqual(containerConfig({ ...container, mounts }, pod).mounts, [
+    { container_path: "/etc/cfg", host_path: "/state/volumes/u/volumes/kubernetes.io~configmap/cfg", readonly: true },
+    { container_path: "/data", host_path: "/srv/data", readonly: false },
+  ]);
+});
+
 test("sandboxConfig: hostNetwork → network NODE, own pid, pod ipc; cgroup <prefix>/pod<uid>; no hostname", () => {
   assert.deepEqual(sandboxConfig(pod, "/probelet-abc"), {
     metadata: { name: "web", uid: pod.podUid, namespace: "prod", attempt: 2 },

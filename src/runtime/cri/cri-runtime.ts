@@ -76,6 +76,11 @@ export class CriRuntime implements Runtime {
   }
 
   /** version asks the runtime its name and version; any failure means it is not reachable as CRI. */
+  /** mountsUnsupportedReason: containerd bind-mounts every host path it is given. */
+  async mountsUnsupportedReason(): Promise<string | undefined> {
+    return undefined;
+  }
+
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
     try {
       const v = await this.client.call("Version", { version: KUBE_RUNTIME_API_VERSION });

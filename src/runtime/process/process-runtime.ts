@@ -134,6 +134,18 @@ export class ProcessRuntime implements Runtime {
     return this.supervised;
   }
 
+  /**
+   * mountsUnsupportedReason: volume mounts need the supervisor (it makes a private mount
+   * namespace per container) and root (unshare(CLONE_NEWNS) and mount need CAP_SYS_ADMIN).
+   */
+  async mountsUnsupportedReason(): Promise<string | undefined> {
+    await this.ready;
+    const uid = process.getuid?.() ?? -1;
+    if (uid !== 0) return `volume mounts on the process runtime need root (a private mount namespace per container); the agent runs as uid ${uid}`;
+    if (!this.supervised) return "volume mounts on the process runtime need the supervisor helper (build/probelet-supervisor, built by npm run build with a C compiler) and a state directory";
+    return undefined;
+  }
+
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
     return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: await packageVersion() };
   }
@@ -188,7 +200,7 @@ export class ProcessRuntime implements Runtime {
     this.assertOpen();
     if (!this.sandboxes.has(sandboxId)) throw notFound(`failed to find sandbox id "${sandboxId}": not found`);
     const id = newId();
-    const problem = validateContainerConfig(config);
+    const problem = validateContainerConfig(config) ?? (config.mounts?.length ? await this.mountsUnsupportedReason() : undefined);
     if (problem) throw new RuntimeError("CreateFailed", `failed to generate container "${id}" spec: ${problem}`);
     const name = [config.name, sandboxConfig.name, sandboxConfig.namespace, sandboxConfig.podUid, config.attempt].join("_");
     const holder = this.names.get(name);
@@ -345,6 +357,7 @@ export class ProcessRuntime implements Runtime {
         logPath: container.logPath,
         statePath: records.exitPath(container.id),
         maxLineSize: MAX_CONTAINER_LOG_LINE_SIZE,
+        mounts: container.config.mounts ?? [],
         clock: this.clock,
         stop: this.closed.signal,
         onSpawn: (supervisor) => this.saveContainer(container, { supervisor }),
@@ -458,6 +471,7 @@ function copyContainerConfig(config: ContainerConfig): ContainerConfig {
     command: [...config.command],
     args: [...config.args],
     envs: config.envs.map((e) => ({ ...e })),
+    ...(config.mounts ? { mounts: config.mounts.map((m) => ({ ...m })) } : {}),
     labels: { ...config.labels },
     annotations: { ...config.annotations },
   };

@@ -2,6 +2,7 @@
 // its output into the CRI log and records its exit, so that the container outlives the agent.
 // A later runtime over the same state directory adopts it (adoptSupervisedProcess): PIDs are
 // checked against the start time recorded at start, so a recycled PID is never taken for ours.
+import type { Mount } from "../runtime.js";
 import { spawn } from "node:child_process";
 import { constants as fsConstants, watch, type FSWatcher } from "node:fs";
 import { access, readdir, readFile, rm, stat } from "node:fs/promises";
@@ -77,6 +78,8 @@ export interface SupervisedProcessOptions {
   /** Where the supervisor records the exit (removed first if a stale one is there). */
   statePath: string;
   maxLineSize: number;
+  /** Bind mounts the supervisor makes in the container's own mount namespace. */
+  mounts?: readonly Mount[];
   /** Bounds the wait for the supervisor's answer; gives an exit nobody recorded its time. */
   clock: Clock;
   /** Aborted when the runtime closes: from then on the supervisor no longer keeps Node alive. */
@@ -116,7 +119,7 @@ function isSameProcess(identity: ProcessIdentity): boolean {
  * with a LaunchError worded as runc words it when the container cannot start.
  */
 export async function startSupervisedProcess(launch: LaunchSpec, options: SupervisedProcessOptions): Promise<SupervisedProcess> {
-  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize });
+  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize, ...(options.mounts ? { mounts: options.mounts } : {}) });
   await rm(options.statePath, { force: true });
   const child = spawn(options.binary, [], { stdio: ["pipe", "pipe", "ignore"], detached: true });
   const childExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -155,6 +158,8 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
     }
     case "exec-failed":
       throw new LaunchError(spawnFailureMessage(launch.file, reply.code));
+    case "mount-failed":
+      throw new LaunchError(`failed to mount volumes in the container's mount namespace: ${reply.code}: ${errnoText(reply.code)}`);
     case "log-failed":
       throw new LaunchError(`failed to create and open log file: ${reply.code}: ${errnoText(reply.code)}, open '${options.logPath}'`);
     case "invalid":

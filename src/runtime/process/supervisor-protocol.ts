@@ -1,10 +1,11 @@
 // The agent's side of the probelet-supervisor protocol (native/supervisor.c): the spec written
 // to the supervisor's stdin, its one-line reply, and the exit state file it leaves behind.
 import { constants } from "node:os";
+import type { Mount } from "../runtime.js";
 import type { LaunchSpec } from "./container-launch.js";
 
 /** SUPERVISOR_PROTOCOL is the first field of every spec; the supervisor refuses any other. */
-export const SUPERVISOR_PROTOCOL = "probelet-supervisor/1";
+export const SUPERVISOR_PROTOCOL = "probelet-supervisor/2";
 
 /** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
 export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
@@ -22,6 +23,8 @@ export interface SupervisorSpec {
   statePath: string;
   /** Longest line content per log entry. */
   maxLineSize: number;
+  /** Bind mounts made in the container's own mount namespace (absolute paths; none by default). */
+  mounts?: readonly Mount[];
 }
 
 /**
@@ -42,7 +45,12 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
     ...launch.argv,
     String(env.length),
     ...env,
+    String((spec.mounts ?? []).length * 3),
+    ...(spec.mounts ?? []).flatMap((m) => [m.hostPath, m.containerPath, m.readonly ? "ro" : "rw"]),
   ];
+  if ((spec.mounts ?? []).some((m) => !m.hostPath.startsWith("/") || !m.containerPath.startsWith("/"))) {
+    throw new RangeError("supervisor spec: mount paths must be absolute");
+  }
   if (fields.some((f) => f.includes("\0"))) throw new RangeError("supervisor spec: a field contains a NUL byte");
   const encoded = Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
   if (encoded.length > MAX_SUPERVISOR_SPEC_BYTES) throw new RangeError(`supervisor spec: ${encoded.length} bytes exceed the limit of ${MAX_SUPERVISOR_SPEC_BYTES}`);
@@ -56,6 +64,8 @@ export type SupervisorReply =
   | { kind: "exec-failed"; code: string }
   /** The log file could not be opened. */
   | { kind: "log-failed"; code: string }
+  /** A volume mount could not be made in the container's mount namespace. */
+  | { kind: "mount-failed"; code: string }
   /** The supervisor refused the spec, or answered something unreadable. */
   | { kind: "invalid"; detail: string };
 
@@ -64,8 +74,9 @@ export function parseSupervisorReply(text: string): SupervisorReply {
   const line = text.endsWith("\n") ? text.slice(0, -1) : text;
   const [word, rest = ""] = splitOnce(line, " ");
   if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
-  if ((word === "error" || word === "logerror") && /^\d{1,5}$/.test(rest)) {
+  if ((word === "error" || word === "logerror" || word === "mounterror") && /^\d{1,5}$/.test(rest)) {
     const code = errnoName(Number(rest));
+    if (word === "mounterror") return { kind: "mount-failed", code };
     return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
   }
   if (word === "invalid") return { kind: "invalid", detail: rest };

@@ -1,0 +1,144 @@
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { Pod, Volume } from "../api/types.js";
+import { MemoryConfigObjects } from "./config-objects.js";
+import { containerMounts, PodVolumes } from "./pod-volumes.js";
+
+const node = { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 };
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "pod-volumes-"));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function podWith(volumes: Volume[]): Pod {
+  return {
+    metadata: { name: "web", namespace: "default", uid: "uid-1", labels: { app: "a", tier: "b" } },
+    spec: { containers: [{ name: "app", resources: { limits: { memory: "64Mi" } } }], volumes },
+  };
+}
+
+async function setUp(root: string, volumes: Volume[], objects = new MemoryConfigObjects()) {
+  return new PodVolumes(join(root, "volumes")).setUp({ pod: podWith(volumes), objects, addresses: { podIP: "10.0.0.1", hostIP: "10.0.0.2" }, node });
+}
+
+test("configMap volume: items with their own mode, the rest at defaultMode; the pod directory is 0700", async () => {
+  await withDir(async (root) => {
+    const objects = new MemoryConfigObjects();
+    objects.putConfigMap({ metadata: { name: "cfg" }, data: { a: "1", b: "2" } });
+    const result = await setUp(root, [{ name: "c", configMap: { name: "cfg", items: [{ key: "a", path: "dir/a.txt", mode: 0o600 }], defaultMode: 0o640 } }], objects);
+    assert.ok(result.ok);
+    const dir = result.paths.get("c")!;
+    assert.equal(await readFile(join(dir, "dir/a.txt"), "utf8"), "1");
+    assert.equal((await stat(join(dir, "dir/a.txt"))).mode & 0o777, 0o600);
+    await assert.rejects(stat(join(dir, "b")));
+    assert.equal((await stat(join(root, "volumes", "uid-1"))).mode & 0o777, 0o700);
+  });
+});
+
+test("secret, downwardAPI and projected volumes write their files (labels as sorted k=\"v\" lines, resources by container)", async () => {
+  await withDir(async (root) => {
+    const objects = new MemoryConfigObjects();
+    objects.putSecret({ metadata: { name: "s" }, data: { token: Buffer.from("t0k").toString("base64") } });
+    objects.putConfigMap({ metadata: { name: "cfg" }, data: { a: "1" } });
+    const result = await setUp(
+      root,
+      [
+        { name: "sec", secret: { secretName: "s", defaultMode: 0o400 } },
+        { name: "down", downwardAPI: { items: [{ path: "labels", fieldRef: { fieldPath: "metadata.labels" } }, { path: "mem", resourceFieldRef: { containerName: "app", resource: "limits.memory", divisor: "1Mi" } }] } },
+        { name: "proj", projected: { defaultMode: 0o644, sources: [{ configMap: { name: "cfg" } }, { secret: { name: "s", items: [{ key: "token", path: "creds/token" }] } }, { downwardAPI: { items: [{ path: "name", fieldRef: { fieldPath: "metadata.name" } }] } }] } },
+      ],
+      objects,
+    );
+    assert.ok(result.ok);
+    const sec = result.paths.get("sec")!;
+    assert.equal(await readFile(join(sec, "token"), "utf8"), "t0k");
+    assert.equal((await stat(join(sec, "token"))).mode & 0o777, 0o400);
+    const down = result.paths.get("down")!;
+    assert.equal(await readFile(join(down, "labels"), "utf8"), 'app="a"\ntier="b"');
+    assert.equal(await readFile(join(down, "mem"), "utf8"), "64");
+    const proj = result.paths.get("proj")!;
+    assert.deepEqual([await readFile(join(proj, "a"), "utf8"), await readFile(join(proj, "creds/token"), "utf8"), await readFile(join(proj, "name"), "utf8")], ["1", "t0k", "web"]);
+  });
+});
+
+test("a missing required ConfigMap or Secret fails with the kubelet's MountVolume.SetUp message; optional ones give an empty volume", async () => {
+  await withDir(async (root) => {
+    const result = await setUp(root, [
+      { name: "c", configMap: { name: "nope" } },
+      { name: "s", secret: { secretName: "gone" } },
+      { name: "p", projected: { sources: [{ configMap: { name: "nope" } }] } },
+      { name: "o", configMap: { name: "nope", optional: true } },
+    ]);
+    assert.deepEqual(result.ok ? [] : result.failures, [
+      { volume: "c", message: 'MountVolume.SetUp failed for volume "c" : configmap "nope" not found' },
+      { volume: "s", message: 'MountVolume.SetUp failed for volume "s" : secret "gone" not found' },
+      { volume: "p", message: 'MountVolume.SetUp failed for volume "p" : configmap "nope" not found' },
+    ]);
+  });
+});
+
+test("an item naming a key the ConfigMap lacks fails as the configmap plugin says", async () => {
+  await withDir(async (root) => {
+    const objects = new MemoryConfigObjects();
+    objects.putConfigMap({ metadata: { name: "cfg" }, data: { a: "1" } });
+    const result = await setUp(root, [{ name: "c", configMap: { name: "cfg", items: [{ key: "zz", path: "z" }] } }], objects);
+    assert.deepEqual(result.ok ? [] : result.failures.map((f) => f.message), ['MountVolume.SetUp failed for volume "c" : configmap references non-existent config key: zz']);
+  });
+});
+
+test("hostPath types are checked as the kubelet checks them; *OrCreate types create what is missing", async () => {
+  await withDir(async (root) => {
+    const file = join(root, "file");
+    await writeFile(file, "x");
+    const fail = async (type: string, path: string): Promise<string> => {
+      const result = await setUp(root, [{ name: "h", hostPath: { path, type } }]);
+      return result.ok ? "ok" : result.failures[0]!.message;
+    };
+    assert.equal(await fail("Directory", file), `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${file} is not a directory`);
+    assert.equal(await fail("File", root), `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${root} is not a file`);
+    assert.equal(await fail("Socket", file), `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${file} is not a socket file`);
+    assert.equal(await fail("Directory", join(root, "missing")), `MountVolume.SetUp failed for volume "h" : hostPath type check failed: ${join(root, "missing")} is not a directory`);
+    assert.equal(await fail("DirectoryOrCreate", join(root, "made/deep")), "ok");
+    assert.ok((await stat(join(root, "made/deep"))).isDirectory());
+    assert.equal(await fail("FileOrCreate", join(root, "made/f")), "ok");
+    assert.ok((await stat(join(root, "made/f"))).isFile());
+    assert.equal(await fail("", join(root, "whatever")), "ok");
+  });
+});
+
+test("containerMounts: subPath inside the volume (created when missing), projected volumes read-only, escapes refused", async () => {
+  await withDir(async (root) => {
+    const result = await setUp(root, [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: { items: [{ path: "n", fieldRef: { fieldPath: "metadata.name" } }] } }]);
+    assert.ok(result.ok);
+    const volumes: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
+    const e = result.paths.get("e")!;
+    const mounts = await containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, volumes, result.paths);
+    assert.deepEqual(mounts, [
+      { hostPath: join(e, "sub/dir"), containerPath: "/cache", readonly: false },
+      { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
+    ]);
+    await mkdir(join(e, "x"));
+    await symlink("/etc", join(e, "x/out"));
+    await assert.rejects(containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, volumes, result.paths), /failed to prepare subPath for volumeMount "e" of container "app"/);
+  });
+});
+
+test("removeOrphans removes the volume directories of pods the agent no longer has, and only those", async () => {
+  await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
+    await mkdir(join(root, "volumes", "gone", "volumes"), { recursive: true });
+    await mkdir(join(root, "volumes", "kept", "volumes"), { recursive: true });
+    assert.equal(await volumes.removeOrphans((uid) => uid === "kept"), 1);
+    await assert.rejects(stat(join(root, "volumes", "gone")));
+    assert.ok((await stat(join(root, "volumes", "kept"))).isDirectory());
+    assert.equal(await new PodVolumes(join(root, "absent")).removeOrphans(() => false), 0);
+  });
+});

@@ -1,0 +1,113 @@
+// The files of configMap, secret, downwardAPI and projected volumes, as the kubelet's volume
+// plugins compute them (pkg/volume/configmap/configmap.go MakePayload, pkg/volume/secret/secret.go
+// MakePayload, pkg/volume/downwardapi/downwardapi.go CollectData, pkg/volume/projected/projected.go
+// collectData). A missing required object is an error with the plugin's message.
+import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from "../api/types.js";
+import type { FileProjection } from "./atomic-writer.js";
+import { configMapBytes, secretBytes, type ConfigObjects } from "./config-objects.js";
+import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "./downward-api.js";
+
+/** PayloadContext is what a payload is computed from. */
+export interface PayloadContext {
+  pod: Pod;
+  objects: ConfigObjects;
+  addresses: PodAddresses;
+  node: NodeAllocatable;
+}
+
+/** VolumeSetUpError is a volume that cannot be set up; `message` is the plugin's error text. */
+export class VolumeSetUpError extends Error {
+  override readonly name = "VolumeSetUpError";
+}
+
+type Payload = Map<string, FileProjection>;
+
+// MakePayload for keyed objects: every key with the default mode, or the listed items.
+function keyedPayload(kind: "configmap" | "secret", data: Map<string, Buffer>, items: readonly KeyToPath[] | undefined, defaultMode: number, optional: boolean, out: Payload): void {
+  if (!items || items.length === 0) {
+    for (const [key, bytes] of data) out.set(key, { data: bytes, mode: defaultMode });
+    return;
+  }
+  for (const item of items) {
+    const bytes = data.get(item.key);
+    if (bytes === undefined) {
+      if (optional) continue;
+      throw new VolumeSetUpError(kind === "configmap" ? `configmap references non-existent config key: ${item.key}` : `references non-existent secret key: ${item.key}`);
+    }
+    out.set(item.path, { data: bytes, mode: item.mode ?? defaultMode });
+  }
+}
+
+function configMapInto(ctx: PayloadContext, name: string | undefined, items: readonly KeyToPath[] | undefined, mode: number, optional: boolean, out: Payload): void {
+  const cm = ctx.objects.configMap(ctx.pod.metadata.namespace ?? "default", name ?? "");
+  if (!cm) {
+    if (optional) return;
+    throw new VolumeSetUpError(`configmap "${name ?? ""}" not found`);
+  }
+  keyedPayload("configmap", configMapBytes(cm), items, mode, optional, out);
+}
+
+function secretInto(ctx: PayloadContext, name: string | undefined, items: readonly KeyToPath[] | undefined, mode: number, optional: boolean, out: Payload): void {
+  const secret = ctx.objects.secret(ctx.pod.metadata.namespace ?? "default", name ?? "");
+  if (!secret) {
+    if (optional) return;
+    throw new VolumeSetUpError(`secret "${name ?? ""}" not found`);
+  }
+  keyedPayload("secret", secretBytes(secret), items, mode, optional, out);
+}
+
+function downwardInto(ctx: PayloadContext, items: readonly DownwardAPIVolumeFile[], mode: number, out: Payload): void {
+  const containers: Container[] = [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers];
+  for (const item of items) {
+    let value = "";
+    if (item.fieldRef) value = podFieldValue(ctx.pod, item.fieldRef.fieldPath, ctx.addresses) ?? "";
+    else if (item.resourceFieldRef) {
+      const container = containers.find((c) => c.name === item.resourceFieldRef!.containerName);
+      if (!container) throw new VolumeSetUpError(`container ${item.resourceFieldRef.containerName ?? ""} not found in pod`);
+      value = containerResourceValue(item.resourceFieldRef, container, ctx.node);
+    }
+    out.set(item.path, { data: Buffer.from(value, "utf8"), mode: item.mode ?? mode });
+  }
+}
+
+/** usesAtomicWriter says whether a volume holds files computed from objects or the pod (configMap, secret, downwardAPI, projected), written with the atomic writer. */
+export function usesAtomicWriter(volume: Volume): boolean {
+  return !!(volume.configMap || volume.secret || volume.downwardAPI || volume.projected);
+}
+
+/** volumePayload computes the files of a configMap, secret, downwardAPI or projected volume. */
+export function volumePayload(ctx: PayloadContext, volume: Volume): Payload {
+  const out: Payload = new Map();
+  const mode = (m: number | undefined): number => m ?? 0o644;
+  if (volume.configMap) {
+    const s = volume.configMap;
+    configMapInto(ctx, s.name, s.items, mode(s.defaultMode), s.optional === true, out);
+  } else if (volume.secret) {
+    const s = volume.secret;
+    secretInto(ctx, s.secretName, s.items, mode(s.defaultMode), s.optional === true, out);
+  } else if (volume.downwardAPI) {
+    downwardInto(ctx, volume.downwardAPI.items ?? [], mode(volume.downwardAPI.defaultMode), out);
+  } else if (volume.projected) {
+    const m = mode(volume.projected.defaultMode);
+    for (const source of volume.projected.sources ?? []) {
+      if (source.configMap) configMapInto(ctx, source.configMap.name, source.configMap.items, m, source.configMap.optional === true, out);
+      if (source.secret) secretInto(ctx, source.secret.name, source.secret.items, m, source.secret.optional === true, out);
+      if (source.downwardAPI) downwardInto(ctx, source.downwardAPI.items ?? [], m, out);
+    }
+  }
+  return out;
+}
+
+/** referencesObject says whether a pod reads the named ConfigMap or Secret (env, envFrom or a volume). */
+export function referencesObject(pod: Pod, kind: "ConfigMap" | "Secret", name: string): boolean {
+  const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+  for (const c of containers) {
+    for (const e of c.envFrom ?? []) if ((kind === "ConfigMap" ? e.configMapRef : e.secretRef)?.name === name) return true;
+    for (const e of c.env ?? []) if ((kind === "ConfigMap" ? e.valueFrom?.configMapKeyRef : e.valueFrom?.secretKeyRef)?.name === name) return true;
+  }
+  for (const v of pod.spec.volumes ?? []) {
+    if (kind === "ConfigMap" && (v.configMap?.name === name || v.projected?.sources?.some((s) => s.configMap?.name === name))) return true;
+    if (kind === "Secret" && (v.secret?.secretName === name || v.projected?.sources?.some((s) => s.secret?.name === name))) return true;
+  }
+  return false;
+}
