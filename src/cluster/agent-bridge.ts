@@ -1,0 +1,94 @@
+// The agent's side of cluster mode: PodUpdates from the API server source are admitted into the
+// agent's pod workers (kubelet syncLoopIteration → HandlePodAdditions, HandlePodUpdates,
+// HandlePodRemoves; a pod the node cannot run is rejected with a Failed status, kubelet
+// rejectPod), and the statuses the agent publishes for those pods go to the status sink.
+import type { Pod } from "../api/types.js";
+import type { WatchEvent } from "../agent/agent-api.js";
+import type { AdmitResult } from "../agent/agent.js";
+import type { Logger } from "../util/logger.js";
+import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
+
+/** BridgedAgent is what the bridge needs of the agent. */
+export interface BridgedAgent {
+  admit(pod: Pod, source: string, uid?: string): AdmitResult;
+  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): unknown;
+  watchPods(listener: (event: WatchEvent<Pod>) => void): () => void;
+}
+
+/** AgentBridgeOptions configure an AgentBridge. */
+export interface AgentBridgeOptions {
+  agent: BridgedAgent;
+  sink: PodStatusSink;
+  logger: Logger;
+}
+
+/** AgentBridge feeds one source's pods to the agent and the agent's statuses of them to the sink. */
+export class AgentBridge {
+  /** UIDs of the pods this bridge admitted. */
+  private readonly admitted = new Set<string>();
+  private readonly unwatch: () => void;
+
+  constructor(private readonly options: AgentBridgeOptions) {
+    this.unwatch = options.agent.watchPods((event) => this.onAgentPod(event));
+  }
+
+  /** handle applies one PodUpdate. */
+  handle(update: PodUpdate): void {
+    for (const pod of update.pods) {
+      switch (update.op) {
+        case "ADD":
+        case "UPDATE":
+        case "RECONCILE":
+          this.add(pod, update.source);
+          break;
+        case "DELETE":
+          this.add(pod, update.source);
+          this.remove(pod, pod.metadata.deletionGracePeriodSeconds ?? undefined);
+          break;
+        case "REMOVE":
+          this.remove(pod, undefined);
+          break;
+      }
+    }
+  }
+
+  /** close stops forwarding statuses. */
+  close(): void {
+    this.unwatch();
+  }
+
+  private add(pod: Pod, source: string): void {
+    const uid = pod.metadata.uid ?? "";
+    if (this.admitted.has(uid)) return;
+    const result = this.options.agent.admit(structuredClone(pod), source, uid);
+    if (result.ok) {
+      this.admitted.add(uid);
+      return;
+    }
+    // kubelet rejectPod: the pod fails at once with the reason in its status.
+    const message = `Pod was rejected: ${result.errors.join("; ")}`;
+    this.options.logger.warn("Pod admission failed", { pod: `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`, err: message });
+    if (pod.status?.phase === "Failed") return;
+    this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason: "UnexpectedAdmissionError", message } });
+  }
+
+  private remove(pod: Pod, gracePeriodSeconds: number | undefined): void {
+    if (!this.admitted.has(pod.metadata.uid ?? "")) return;
+    try {
+      this.options.agent.deletePod(pod.metadata.namespace ?? "default", pod.metadata.name ?? "", gracePeriodSeconds);
+    } catch {
+      // Already gone from the agent.
+    }
+  }
+
+  private onAgentPod(event: WatchEvent<Pod>): void {
+    const uid = event.object.metadata.uid ?? "";
+    if (!this.admitted.has(uid)) return;
+    if (event.type === "DELETED") {
+      this.admitted.delete(uid);
+      this.options.sink.podTerminated(event.object);
+      return;
+    }
+    this.options.sink.statusChanged(event.object);
+  }
+}

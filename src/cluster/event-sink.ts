@@ -1,0 +1,75 @@
+// Events to the API server (client-go tools/record/event.go recordToSink): the agent's EventStore
+// already ran them through the correlator; a new event is POSTed, a repeat (the correlator raised
+// its count) is PATCHed with the new count, time and message, and created when the API server no
+// longer has it. Sends are queued one at a time, at most MAX_PENDING_EVENTS waiting (client-go's
+// broadcaster drops events beyond its queue, too).
+import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { EventStore } from "../agent/kube-events.js";
+import type { Logger } from "../util/logger.js";
+import { isStatus, type ApiClient } from "./api-client.js";
+
+/** MAX_PENDING_EVENTS bounds the queue of events waiting to be sent (client-go maxQueuedEvents). */
+export const MAX_PENDING_EVENTS = 1000;
+
+/** EventSinkOptions configure an EventSink. */
+export interface EventSinkOptions {
+  client: ApiClient;
+  store: EventStore;
+  logger: Logger;
+}
+
+/** EventSink forwards the agent's events to the API server. */
+export class EventSink {
+  private readonly pending: WatchEvent<KubeEvent>[] = [];
+  private sending: Promise<void> | undefined;
+  private unwatch: (() => void) | undefined;
+  private dropped = 0;
+
+  constructor(private readonly options: EventSinkOptions) {}
+
+  /** start subscribes to the agent's events. */
+  start(): void {
+    this.unwatch ??= this.options.store.watch((e) => this.enqueue(e));
+  }
+
+  /** close stops forwarding; events already queued are dropped. */
+  close(): void {
+    this.unwatch?.();
+    this.pending.length = 0;
+  }
+
+  private enqueue(event: WatchEvent<KubeEvent>): void {
+    if (this.pending.length >= MAX_PENDING_EVENTS) {
+      if (this.dropped++ === 0) this.options.logger.warn("Event queue is full, dropping events");
+      return;
+    }
+    this.pending.push(event);
+    this.sending ??= this.drain().finally(() => (this.sending = undefined));
+  }
+
+  private async drain(): Promise<void> {
+    for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
+      try {
+        await this.send(next);
+      } catch (err) {
+        // client-go logs and drops an event the server refuses (the event says so, not the secret it may concern).
+        this.options.logger.warn("Server rejected event (will not retry!)", { reason: next.object.reason, involvedObject: next.object.involvedObject.name, err: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  private async send({ type, object }: WatchEvent<KubeEvent>): Promise<void> {
+    const namespace = encodeURIComponent(object.metadata.namespace ?? "default");
+    const event = { ...object, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } };
+    if (type === "MODIFIED") {
+      const path = `/api/v1/namespaces/${namespace}/events/${encodeURIComponent(object.metadata.name ?? "")}`;
+      try {
+        await this.options.client.request("PATCH", path, { body: { count: object.count, lastTimestamp: object.lastTimestamp, message: object.message }, contentType: "application/strategic-merge-patch+json" });
+        return;
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
+    }
+    await this.options.client.request("POST", `/api/v1/namespaces/${namespace}/events`, { body: event });
+  }
+}
