@@ -1,0 +1,156 @@
+// scripts/control-plane.sh against the real binaries it builds: the shared control plane
+// (started by .ci/run or by hand) answers kubectl as admin and as a node with the Node
+// authorizer's limits, and start/stop of a private instance leaves no process or file behind.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmod, copyFile, mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { kubectlEnv } from "../kube-clients/kubectl-env.js";
+import { kubectl, notBuilt, readControlPlaneEnv } from "./control-plane-env.js";
+import { runControlPlaneScript } from "./control-plane-script.js";
+
+const shared = readControlPlaneEnv();
+const clients = kubectlEnv();
+const sharedSkip = shared.skip || clients.skip;
+const notRoot = process.getuid?.() === 0 ? false : "the control plane script tests need root (run them as root)";
+
+/** processAlive: the PID exists and is not a zombie. */
+function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** recordedPids reads the PID files start wrote in a run directory. */
+function recordedPids(dir: string): number[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".pid"))
+    .map((name) => Number(readFileSync(join(dir, name), "utf8").trim()));
+}
+
+test("kubectl with the admin kubeconfig lists the default namespace", { skip: sharedSkip }, async () => {
+  const env = shared.env!;
+  for (const version of ["1.20", "1.32"] as const) {
+    const got = await kubectl(env.adminKubeconfig, ["get", "namespaces", "-o", "name"], version);
+    assert.equal(got.code, 0, `kubectl ${version}: ${got.stderr}`);
+    assert.match(got.stdout, /^namespace\/default$/m);
+  }
+});
+
+test("a node kubeconfig may get nodes but is forbidden (403) to list secrets", { skip: sharedSkip }, async () => {
+  const env = shared.env!;
+  assert.ok(env.nodeKubeconfigs.size > 0, "start exported no node kubeconfig");
+  const [node, kubeconfig] = [...env.nodeKubeconfigs][0]!;
+  const nodes = await kubectl(kubeconfig, ["get", "nodes", "-o", "name"]);
+  assert.equal(nodes.code, 0, nodes.stderr);
+  const secrets = await kubectl(kubeconfig, ["get", "secrets", "--all-namespaces", "-v=6"]);
+  assert.notEqual(secrets.code, 0);
+  assert.match(secrets.stderr, / 403 Forbidden /);
+  assert.match(secrets.stderr, new RegExp(`User "system:node:${node}" cannot list resource "secrets"`));
+});
+
+test("tokens and keys are 0600 files and no token is in any component's command line", { skip: sharedSkip }, () => {
+  const env = shared.env!;
+  const secrets = [
+    ...readdirSync(join(env.dir, "tokens")).map((name) => join(env.dir, "tokens", name)),
+    ...readdirSync(join(env.dir, "pki")).filter((name) => name.endsWith(".key")).map((name) => join(env.dir, "pki", name)),
+    join(env.dir, "tokens.csv"),
+  ];
+  for (const file of secrets) assert.equal(statSync(file).mode & 0o777, 0o600, file);
+  const tokens = readdirSync(join(env.dir, "tokens"))
+    .filter((name) => name.endsWith(".token"))
+    .map((name) => readFileSync(join(env.dir, "tokens", name), "utf8"));
+  assert.ok(tokens.length >= 2);
+  for (const pid of recordedPids(env.dir)) {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    for (const token of tokens) assert.ok(!cmdline.includes(token), `a token is in the command line of pid ${pid}`);
+  }
+});
+
+test("start of a second control plane then stop ends every process it started and removes its run dir", { skip: notBuilt(), timeout: 180_000 }, async (t) => {
+  const dir = join(await mkdtemp(join(tmpdir(), "probelet-cp-test-")), "run");
+  t.after(async () => {
+    runControlPlaneScript("stop", dir);
+    await rm(join(dir, ".."), { recursive: true, force: true });
+  });
+  const started = runControlPlaneScript("start", dir, { PROBELET_CP_NODES: "node-x" });
+  assert.equal(started.status, 0, started.stderr);
+  assert.equal(started.exported["PROBELET_CP_DIR"], dir);
+  assert.match(started.exported["PROBELET_CP_SERVER"] ?? "", /^https:\/\/127\.0\.0\.1:\d+$/);
+  assert.ok(existsSync(started.exported["PROBELET_CP_NODE_KUBECONFIG_node_x"] ?? ""));
+  assert.ok(existsSync(started.exported["PROBELET_CP_KUBELET_CLIENT_CA"] ?? ""));
+  const pids = recordedPids(dir);
+  assert.equal(pids.length, 4);
+  for (const pid of pids) assert.ok(processAlive(pid), `pid ${pid} is not running after start`);
+  assert.equal(runControlPlaneScript("status", dir).status, 0);
+
+  const stopped = runControlPlaneScript("stop", dir);
+  assert.equal(stopped.status, 0, stopped.stderr);
+  assert.deepEqual(pids.filter(processAlive), []);
+  assert.equal(existsSync(dir), false);
+});
+
+test("stop leaves alone a process named etcd whose PID is recorded but whose command line is not this run's", { skip: notRoot }, async (t) => {
+  const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
+  const dir = join(base, "run");
+  // A `sleep` under the name etcd: the same command name as a component, another command line.
+  await copyFile("/bin/sleep", join(base, "etcd"));
+  await chmod(join(base, "etcd"), 0o755);
+  const decoy = spawn(join(base, "etcd"), ["60"], { stdio: "ignore" });
+  t.after(async () => {
+    decoy.kill("SIGKILL");
+    await rm(base, { recursive: true, force: true });
+  });
+  await mkdir(dir);
+  await writeFile(join(dir, ".probelet-cp"), "");
+  await writeFile(join(dir, "etcd.pid"), `${decoy.pid}\n`);
+  await writeFile(join(dir, "kube-apiserver.pid"), `${decoy.pid}\n`);
+  const stopped = runControlPlaneScript("stop", dir);
+  assert.equal(stopped.status, 0, stopped.stderr);
+  assert.ok(processAlive(decoy.pid!), "stop ended a process it did not start");
+  assert.equal(existsSync(dir), false);
+});
+
+test("start refuses a node name the API server would not accept, and starts nothing", { skip: notBuilt() }, async (t) => {
+  const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  const dir = join(base, "run");
+  const started = runControlPlaneScript("start", dir, { PROBELET_CP_NODES: "Bad_Name" });
+  assert.equal(started.status, 1);
+  assert.match(started.stderr, /PROBELET_CP_NODES: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+  assert.equal(existsSync(dir), false);
+});
+
+test("stop refuses to delete a directory start did not make", { skip: notRoot }, async (t) => {
+  const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  await writeFile(join(base, "keep"), "x");
+  const stopped = runControlPlaneScript("stop", base);
+  assert.equal(stopped.status, 1);
+  assert.match(stopped.stderr, /is not a control plane run directory: not removing it/);
+  assert.ok(existsSync(join(base, "keep")));
+});
+
+test("a start that fails ends the components it had started and keeps their logs", { skip: notBuilt(), timeout: 180_000 }, async (t) => {
+  const base = await mkdtemp(join(tmpdir(), "probelet-cp-test-"));
+  const dir = join(base, "run");
+  t.after(async () => {
+    runControlPlaneScript("stop", dir);
+    await rm(base, { recursive: true, force: true });
+  });
+  // kube-controller-manager starts after etcd and kube-apiserver and rejects this flag value.
+  const started = runControlPlaneScript("start", dir, { PROBELET_CP_NODE_GRACE: "bogus" });
+  assert.equal(started.status, 1);
+  assert.match(started.stderr, /invalid argument "bogus" for "--node-monitor-grace-period"/);
+  assert.match(started.stderr, /start failed: logs in /);
+  const pids = recordedPids(dir);
+  assert.ok(pids.length >= 3, `expected etcd, kube-apiserver and kube-controller-manager PIDs, got ${pids.length}`);
+  assert.deepEqual(pids.filter(processAlive), []);
+  assert.ok(statSync(join(dir, "kube-apiserver.log")).size > 0);
+});
