@@ -69,7 +69,7 @@ export class ClusterNode {
     this.loops.push(
       (async () => {
         if ((await this.status.register(signal)) === undefined) return;
-        await Promise.all([this.lease.run(signal), this.status.run(signal)]);
+        await Promise.all([this.lease.run(signal), this.status.fastStatusUpdateOnce(signal).then(() => this.status.run(signal))]);
       })(),
     );
   }

@@ -15,6 +15,8 @@ export const NODE_STATUS_UPDATE_PERIOD_MS = 10_000;
 export const NODE_STATUS_REPORT_PERIOD_MS = 5 * 60_000;
 /** NODE_STATUS_UPDATE_RETRY is the kubelet's nodeStatusUpdateRetry: attempts per update. */
 export const NODE_STATUS_UPDATE_RETRY = 5;
+/** FAST_STATUS_UPDATE_LIMIT_MS bounds fastStatusUpdateOnce. */
+export const FAST_STATUS_UPDATE_LIMIT_MS = NODE_STATUS_UPDATE_PERIOD_MS;
 /** MAX_REGISTRATION_BACKOFF_MS caps the wait between registration attempts (kubelet: 100 ms doubling to 7 s). */
 const MAX_REGISTRATION_BACKOFF_MS = 7000;
 
@@ -80,6 +82,23 @@ export class NodeStatusReporter {
     const existing = await client.request<NodeObject>("GET", this.path);
     this.reported = existing.status;
     return this.patchStatus(existing.status, mergeNodeStatus(existing.status, nodeStatus(identity, this.options.health(), clock.now(), existing.status)));
+  }
+
+  /**
+   * fastStatusUpdateOnce checks the node's health every 100 ms after registration and reports the
+   * status as soon as it is ready, so the node does not wait a whole period as NotReady (kubelet
+   * fastStatusUpdateOnce). It gives up after FAST_STATUS_UPDATE_LIMIT_MS.
+   */
+  async fastStatusUpdateOnce(signal: AbortSignal): Promise<void> {
+    const { clock } = this.options;
+    const until = clock.now() + FAST_STATUS_UPDATE_LIMIT_MS;
+    while (!signal.aborted && clock.now() < until) {
+      if (this.options.health().runtimeErrors.length === 0) {
+        if (this.reported?.conditions?.find((c) => c.type === "Ready")?.status !== "True") await this.updateNodeStatus();
+        return;
+      }
+      await clock.sleep(100, signal);
+    }
   }
 
   /** run reports the status every period until the signal aborts. */
