@@ -60,6 +60,9 @@ export class AgentBridge {
   private add(pod: Pod, source: string): void {
     const uid = pod.metadata.uid ?? "";
     if (this.admitted.has(uid)) return;
+    // A pod the API server already shows finished is not started again (kubelet
+    // filterOutInactivePods: Succeeded and Failed pods hold no resources and run nothing).
+    if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
     const result = this.options.agent.admit(structuredClone(pod), source, uid);
     if (result.ok) {
       this.admitted.add(uid);
@@ -68,7 +71,6 @@ export class AgentBridge {
     // kubelet rejectPod: the pod fails at once with the reason in its status.
     const message = `Pod was rejected: ${result.errors.join("; ")}`;
     this.options.logger.warn("Pod admission failed", { pod: `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`, err: message });
-    if (pod.status?.phase === "Failed") return;
     this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason: "UnexpectedAdmissionError", message } });
   }
 
