@@ -136,7 +136,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
     const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
-    const runtime = cluster !== undefined && opened instanceof ProcessRuntime ? withNodePodIP(opened, cluster.nodeIP) : opened;
+    const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
     const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent"), ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}) });
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
@@ -270,7 +270,7 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
     const cert = certFile !== undefined && keyFile !== undefined ? await loadServingCert(certFile, keyFile) : await loadOrCreateServingCert(run.stateDir, [cluster.nodeIP, cluster.nodeName]);
     server = { host: cluster.nodeIP, cert: cert.cert, key: cert.key, clientCa: cluster.clientCa };
   }
-  const version = runtime.type === "cri" ? await runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => "cri://unknown") : "process://probelet";
+  const version = runtime.type !== "process" ? await runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => "cri://unknown") : "process://probelet";
   const node = new ClusterNode({
     credentials: cluster.credentials,
     identity: {

@@ -1,7 +1,7 @@
-// Host networking for the process runtime in cluster mode. Process pods share the host's network
-// namespace; in a cluster their pod IP is the node's address, as the kubelet reports a hostNetwork
-// pod's IP (kubelet_pods.go generateAPIPodStatus: hostNetwork pods get the node IP), because the
-// API server's endpoint controllers refuse loopback addresses.
+// Host networking in cluster mode. Process pods share the host's network namespace (and report
+// the loopback address), CRI host-network sandboxes report no IP; in a cluster such pods get the
+// node's address, as the kubelet gives hostNetwork pods the node IP (kubelet_pods.go
+// generateAPIPodStatus), because the API server's endpoint controllers refuse loopback addresses.
 import type { PodSandboxStatus, Runtime } from "../runtime/runtime.js";
 
 /** LOOPBACK_POD_IP is what the process runtime reports for its host-network sandboxes. */
@@ -9,10 +9,10 @@ const LOOPBACK_POD_IP = "127.0.0.1";
 
 /**
  * withNodePodIP returns a runtime that reports `nodeIP` wherever the wrapped runtime reports the
- * loopback pod IP; every other call goes to the wrapped runtime unchanged.
+ * loopback pod IP or none; every other call goes to the wrapped runtime unchanged.
  */
 export function withNodePodIP<R extends Runtime>(runtime: R, nodeIP: string): R {
-  const fix = (s: PodSandboxStatus): PodSandboxStatus => (s.podIP === LOOPBACK_POD_IP ? { ...s, podIP: nodeIP } : s);
+  const fix = (s: PodSandboxStatus): PodSandboxStatus => (s.podIP === LOOPBACK_POD_IP || s.podIP === "" ? { ...s, podIP: nodeIP } : s);
   return new Proxy(runtime, {
     get(target, property, receiver) {
       if (property === "podSandboxStatus") return async (id: string) => fix(await target.podSandboxStatus(id));

@@ -17,6 +17,9 @@ const shared = readControlPlaneEnv();
 const clients = kubectlEnv();
 const missingNodes = shared.env !== undefined && !(shared.env.nodeKubeconfigs.has("probelet-a") && shared.env.nodeKubeconfigs.has("probelet-b")) ? "the control plane has no kubeconfigs for nodes probelet-a and probelet-b" : false;
 const skip = shared.skip || clients.skip || missingNodes;
+const criSkip = skip || (process.env["PROBELET_CRI_SOCKET"] ? false : "the private containerd is not running (source /tmp/cri-env.sh after scripts/containerd.sh start)");
+/** The busybox image scripts/containerd.sh builds (test/e2e/cri-pod-kit.ts). */
+const CRI_BUSYBOX_IMAGE = "localhost/probelet/busybox:1";
 
 interface Condition { type: string; status: string; reason?: string }
 interface PodJson {
@@ -33,6 +36,7 @@ const TOLERATION = `tolerations: [{key: probelet.dev/runtime, operator: Equal, v
 let env: ControlPlaneEnv;
 let nodeA: NodeAgent;
 let nodeB: NodeAgent;
+let criNode: NodeAgent | undefined;
 let work: string;
 
 function condition(conditions: Condition[] | undefined, type: string): string | undefined {
@@ -79,6 +83,7 @@ after(async () => {
   await kubectl(env.adminKubeconfig, ["delete", "namespace", NAMESPACE, "--wait=false"]);
   await nodeA?.destroy();
   await nodeB?.destroy();
+  await criNode?.destroy();
   for (const name of ["probelet-a", "probelet-b"]) await kubectl(env.adminKubeconfig, ["delete", "node", name, "--wait=false"]);
   await rm(work, { recursive: true, force: true });
 });
@@ -297,4 +302,61 @@ test("an agent stopped longer than the node grace turns its node NotReady, and R
   await waitFor("probelet-b not Ready", 120_000, async () => ((await nodeReady("probelet-b")) === "Unknown" ? true : undefined));
   nodeB.start();
   await waitFor("probelet-b Ready again", 40_000, async () => ((await nodeReady("probelet-b")) === "True" ? true : undefined));
+});
+
+test("on CRI, a pod bound to the node runs in containerd, becomes Ready in the API server at the node's address, and kubectl logs reads it", { skip: criSkip, timeout: 120_000 }, async () => {
+  // probelet-b moves to the CRI runtime: a fresh Node (taints are set at registration only).
+  await nodeB.kill("SIGTERM");
+  await admin(env, ["delete", "node", "probelet-b"]);
+  criNode = await NodeAgent.create(env, "probelet-b", ["--runtime", "cri"]);
+  criNode.start();
+  await waitFor("probelet-b Ready on CRI", 40_000, async () => ((await nodeReady("probelet-b")) === "True" ? true : undefined)).catch((err: Error) => assert.fail(`${err.message}\n${criNode?.log() ?? ""}`));
+  const node = await adminJson<NodeJson & { status: { nodeInfo: { containerRuntimeVersion: string } } }>(env, ["get", "node", "probelet-b"]);
+  assert.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
+  assert.equal(node.spec.taints?.some((t) => t.key === "probelet.dev/runtime") ?? false, false);
+  await apply("cri-web", `apiVersion: v1
+kind: Pod
+metadata: {name: cri-web}
+spec:
+  nodeName: probelet-b
+  hostNetwork: true
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: app
+    image: ${CRI_BUSYBOX_IMAGE}
+    imagePullPolicy: Never
+    command: ["sh", "-c", "echo hello from containerd; trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
+`);
+  const ready = await waitFor("cri-web Ready", 60_000, async () => {
+    const got = await pod("cri-web");
+    return condition(got?.status.conditions, "Ready") === "True" ? got : undefined;
+  });
+  assert.ok(ready.status.podIP !== undefined && ready.status.podIP !== "" && ready.status.podIP !== "127.0.0.1", `pod IP ${ready.status.podIP ?? "(none)"}`);
+  const logs = await admin(env, ["logs", "-n", NAMESPACE, "cri-web"]);
+  assert.equal(logs, "hello from containerd\n");
+});
+
+test("on CRI, a liveness failure restarts the container, the API server shows it, and kubectl delete pod removes the pod", { skip: criSkip, timeout: 120_000 }, async () => {
+  assert.ok(criNode !== undefined, "needs the CRI node of the previous test");
+  await apply("cri-crashy", `apiVersion: v1
+kind: Pod
+metadata: {name: cri-crashy}
+spec:
+  nodeName: probelet-b
+  hostNetwork: true
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: app
+    image: ${CRI_BUSYBOX_IMAGE}
+    imagePullPolicy: Never
+    command: ["sh", "-c", "trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
+    livenessProbe: {exec: {command: ["false"]}, periodSeconds: 1, failureThreshold: 2}
+`);
+  await waitFor("a restart of cri-crashy in the API server", 60_000, async () => {
+    const status = (await pod("cri-crashy"))?.status.containerStatuses?.[0];
+    return status !== undefined && status.restartCount >= 1 && status.lastState?.terminated !== undefined ? true : undefined;
+  });
+  await admin(env, ["delete", "pod", "-n", NAMESPACE, "cri-crashy", "--wait=false"]);
+  await waitFor("cri-crashy gone from the API server", 30_000, async () => ((await pod("cri-crashy")) === undefined ? true : undefined));
 });
