@@ -6,6 +6,7 @@ import type { Pod } from "../api/types.js";
 import type { WatchEvent } from "../agent/agent-api.js";
 import type { AdmitResult } from "../agent/agent.js";
 import type { Logger } from "../util/logger.js";
+import { isMirrorPod } from "./mirror-pods.js";
 import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
 
 /** BridgedAgent is what the bridge needs of the agent. */
@@ -19,6 +20,10 @@ export interface BridgedAgent {
 export interface AgentBridgeOptions {
   agent: BridgedAgent;
   sink: PodStatusSink;
+  /** Told about every other pod of the agent (its static pods: manifests and its own API). */
+  staticPods?: (event: WatchEvent<Pod>) => void;
+  /** Told when a mirror pod left the API server. */
+  mirrorRemoved?: (pod: Pod) => void;
   logger: Logger;
 }
 
@@ -46,7 +51,8 @@ export class AgentBridge {
           this.remove(pod, pod.metadata.deletionGracePeriodSeconds ?? undefined);
           break;
         case "REMOVE":
-          this.remove(pod, undefined);
+          if (isMirrorPod(pod)) this.options.mirrorRemoved?.(pod);
+          else this.remove(pod, undefined);
           break;
       }
     }
@@ -60,6 +66,8 @@ export class AgentBridge {
   private add(pod: Pod, source: string): void {
     const uid = pod.metadata.uid ?? "";
     if (this.admitted.has(uid)) return;
+    // A mirror pod is the API server's copy of one of our static pods, not a pod to run.
+    if (isMirrorPod(pod)) return;
     // A pod the API server already shows finished is not started again (kubelet
     // filterOutInactivePods: Succeeded and Failed pods hold no resources and run nothing).
     if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
@@ -85,7 +93,10 @@ export class AgentBridge {
 
   private onAgentPod(event: WatchEvent<Pod>): void {
     const uid = event.object.metadata.uid ?? "";
-    if (!this.admitted.has(uid)) return;
+    if (!this.admitted.has(uid)) {
+      this.options.staticPods?.(event);
+      return;
+    }
     if (event.type === "DELETED") {
       this.admitted.delete(uid);
       this.options.sink.podTerminated(event.object);

@@ -15,6 +15,7 @@ import { ApiStatusSync } from "./api-status-sync.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
+import { MirrorPods } from "./mirror-pods.js";
 import { NodeLease } from "./node-lease.js";
 import type { NodeIdentity } from "./node-object.js";
 import { NodeStatusReporter } from "./node-status-reporter.js";
@@ -38,10 +39,14 @@ export class ClusterNode {
   readonly pods: ApiPodSource;
   readonly statusSync: ApiStatusSync;
   private readonly bridge: AgentBridge;
+  private readonly mirrors: MirrorPods;
   private readonly events: EventSink;
   private readonly stop = new AbortController();
   private readonly loops: Promise<void>[] = [];
   private server: KubeletServer | undefined;
+  private markRegistered: (uid: string) => void = () => undefined;
+  /** Resolves with the Node's UID once it is registered. */
+  private readonly registered = new Promise<string>((resolve) => (this.markRegistered = resolve));
 
   constructor(private readonly options: ClusterNodeOptions) {
     const { credentials, identity, clock, logger, agent } = options;
@@ -49,7 +54,8 @@ export class ClusterNode {
     this.status = new NodeStatusReporter({ client: this.client, identity, health: () => ({ runtimeErrors: agent.runtimeErrors() }), clock, logger: logger.child("node") });
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
-    this.bridge = new AgentBridge({ agent, sink: this.statusSync, logger: logger.child("pods") });
+    this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
+    this.bridge = new AgentBridge({ agent, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), logger: logger.child("pods") });
     this.pods = new ApiPodSource({ client: this.client, nodeName: identity.name, clock, logger: logger.child("source"), listener: (u) => this.bridge.handle(u) });
     this.events = new EventSink({ client: this.client, store: agent.events, logger: logger.child("events") });
   }
@@ -68,7 +74,9 @@ export class ClusterNode {
     this.events.start();
     this.loops.push(
       (async () => {
-        if ((await this.status.register(signal)) === undefined) return;
+        const node = await this.status.register(signal);
+        if (node === undefined) return;
+        this.markRegistered(node.metadata.uid ?? "");
         await Promise.all([this.lease.run(signal), this.status.fastStatusUpdateOnce(signal).then(() => this.status.run(signal))]);
       })(),
     );
@@ -85,6 +93,7 @@ export class ClusterNode {
    */
   async close(): Promise<void> {
     this.bridge.close();
+    this.mirrors.close();
     this.events.close();
     await this.statusSync.stop();
     this.stop.abort();

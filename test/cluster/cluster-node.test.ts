@@ -72,7 +72,19 @@ before(async () => {
   env = shared.env!;
   work = await mkdtemp(join(tmpdir(), "probelet-cluster-e2e-"));
   await kubectl(env.adminKubeconfig, ["create", "namespace", NAMESPACE]);
-  nodeA = await NodeAgent.create(env, "probelet-a");
+  const staticManifest = join(work, "static.yaml");
+  await writeFile(staticManifest, `apiVersion: v1
+kind: Pod
+metadata: {name: static-web, namespace: ${NAMESPACE}}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: app
+    image: busybox
+    command: ["sh", "-c", "echo static; exec sleep 3600"]
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
+`);
+  nodeA = await NodeAgent.create(env, "probelet-a", ["-f", staticManifest]);
   nodeB = await NodeAgent.create(env, "probelet-b");
   nodeA.start();
   nodeB.start();
@@ -105,6 +117,18 @@ test("a node registers with only node permissions, carries the process runtime t
   const other = await kubectl(env.nodeKubeconfigs.get("probelet-a")!, ["label", "node", "probelet-b", "x=y"]);
   assert.notEqual(other.code, 0);
   assert.match(other.stderr, /forbidden/);
+});
+
+test("a static manifest appears in the API server as a mirror pod owned by the Node, with the static pod's Ready status and logs", { skip, timeout: 60_000 }, async () => {
+  const mirror = await waitFor("static-web Ready in the API server", 40_000, async () => {
+    const got = await pod("static-web");
+    return condition(got?.status.conditions, "Ready") === "True" ? got : undefined;
+  });
+  const meta = mirror.metadata as PodJson["metadata"] & { annotations?: Record<string, string>; ownerReferences?: { kind: string; name: string }[] };
+  assert.ok(meta.annotations?.["kubernetes.io/config.mirror"] !== undefined);
+  assert.deepEqual(meta.ownerReferences?.map((o) => `${o.kind}/${o.name}`), ["Node/probelet-a"]);
+  assert.equal(mirror.spec.nodeName, "probelet-a");
+  assert.equal(await admin(env, ["logs", "-n", NAMESPACE, "static-web"]), "static\n");
 });
 
 test("a 3-replica deployment lands on both probelet nodes, its pods become Ready in the API server and the EndpointSlice lists them ready at their node's address", { skip, timeout: 120_000 }, async () => {
