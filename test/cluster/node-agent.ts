@@ -66,7 +66,9 @@ export class NodeAgent {
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     child.kill(signal);
-    await Promise.race([exited, delay(60_000)]);
+    const timer = new AbortController();
+    await Promise.race([exited, delay(60_000, undefined, { signal: timer.signal }).catch(() => undefined)]);
+    timer.abort();
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGKILL");
       await exited;
