@@ -71,3 +71,30 @@ test("a pod the API server starts deleting is emitted as DELETE with its grace p
   await running;
   assert.deepEqual(events, ["ADD -", "DELETE 30"]);
 });
+
+test("a failing list emits nothing (running pods stay) and is retried after the reflector's back-off", async () => {
+  let fail = true;
+  const server = await FakeApiServer.start((r) => {
+    if (r.path.includes("watch=true")) return { stream: () => undefined };
+    return fail ? { code: 503, body: { kind: "Status", code: 503, reason: "ServiceUnavailable", message: "etcd is away" } } : { code: 200, body: { kind: "PodList", metadata: { resourceVersion: "3" }, items: [pod("a", "uid-a", "3")] } };
+  });
+  servers.push(server);
+  const updates: string[] = [];
+  const clock = new FakeClock();
+  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
+  const stop = new AbortController();
+  const running = source.run(stop.signal);
+  await server.waitForRequests(1);
+  await waitUntil("the source to wait out its back-off", () => clock.pendingSleepers() > 0);
+  assert.deepEqual(updates, []);
+  fail = false;
+  await clock.advance(799);
+  assert.equal(server.requests.length, 1);
+  await clock.advance(1);
+  await server.waitForRequests(3);
+  assert.deepEqual(updates, ["ADD a"]);
+  stop.abort();
+  server.close().catch(() => undefined);
+  servers.pop();
+  await running;
+});
