@@ -6,15 +6,22 @@
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import type { EventStore } from "../agent/kube-events.js";
 import type { Logger } from "../util/logger.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import type { Clock } from "../util/clock.js";
+import { ApiStatusError, isStatus, type ApiClient } from "./api-client.js";
 
 /** MAX_PENDING_EVENTS bounds the queue of events waiting to be sent (client-go maxQueuedEvents). */
 export const MAX_PENDING_EVENTS = 1000;
+
+/** MAX_TRIES_PER_EVENT is client-go's maxTriesPerEvent. */
+export const MAX_TRIES_PER_EVENT = 12;
+/** EVENT_RETRY_SLEEP_MS is client-go's sleepDuration between tries. */
+export const EVENT_RETRY_SLEEP_MS = 10_000;
 
 /** EventSinkOptions configure an EventSink. */
 export interface EventSinkOptions {
   client: ApiClient;
   store: EventStore;
+  clock: Clock;
   logger: Logger;
 }
 
@@ -24,6 +31,7 @@ export class EventSink {
   private sending: Promise<void> | undefined;
   private unwatch: (() => void) | undefined;
   private dropped = 0;
+  private readonly stop = new AbortController();
 
   constructor(private readonly options: EventSinkOptions) {}
 
@@ -36,6 +44,7 @@ export class EventSink {
   close(): void {
     this.unwatch?.();
     this.pending.length = 0;
+    this.stop.abort();
   }
 
   private enqueue(event: WatchEvent<KubeEvent>): void {
@@ -48,12 +57,25 @@ export class EventSink {
   }
 
   private async drain(): Promise<void> {
-    for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
-      try {
-        await this.send(next);
-      } catch (err) {
-        // client-go logs and drops an event the server refuses (the event says so, not the secret it may concern).
-        this.options.logger.warn("Server rejected event (will not retry!)", { reason: next.object.reason, involvedObject: next.object.involvedObject.name, err: err instanceof Error ? err.message : String(err) });
+    for (let next = this.pending.shift(); next !== undefined && !this.stop.signal.aborted; next = this.pending.shift()) {
+      for (let tries = 1; !this.stop.signal.aborted; tries++) {
+        try {
+          await this.send(next);
+          break;
+        } catch (err) {
+          const fields = { reason: next.object.reason, involvedObject: next.object.involvedObject.name, err: err instanceof Error ? err.message : String(err) };
+          // client-go recordToSink: an answer of the server is final; a transport error is tried again.
+          if (err instanceof ApiStatusError) {
+            this.options.logger.warn("Server rejected event (will not retry!)", fields);
+            break;
+          }
+          if (tries >= MAX_TRIES_PER_EVENT) {
+            this.options.logger.error("Unable to write event (retry limit exceeded!)", fields);
+            break;
+          }
+          this.options.logger.warn("Unable to write event (may retry after sleeping)", fields);
+          await this.options.clock.sleep(EVENT_RETRY_SLEEP_MS, this.stop.signal);
+        }
       }
     }
   }
