@@ -97,3 +97,19 @@ test("probelet_exec_probe_cpu_seconds observes each measured exec probe by the k
   assert.match(text, /^probelet_exec_probe_cpu_seconds_bucket\{le="0\.0005",probe_type="Liveness"\} 1$/m);
   assert.match(text, /^probelet_exec_probe_cpu_seconds_count\{probe_type="Readiness"\} 1$/m);
 });
+
+test("kubelet_pod_worker_duration_seconds is labelled operation_type: a pod's first sync is create, the later ones sync, and a forgotten pod starts over", async () => {
+  const metrics = new AgentMetrics();
+  const count = async (type: string): Promise<number> =>
+    Number(new RegExp(`^kubelet_pod_worker_duration_seconds_count\\{operation_type="${type}"\\} (\\d+)$`, "m").exec(await metrics.registry.metrics())?.[1] ?? 0);
+  await metrics.timeSync("u1", () => Promise.resolve());
+  await metrics.timeSync("u1", () => Promise.resolve());
+  await metrics.timeSync("u1", () => Promise.resolve());
+  await metrics.timeSync("u2", () => Promise.resolve());
+  assert.equal(await count("create"), 2);
+  assert.equal(await count("sync"), 2);
+  metrics.forgetPod("u1", "default", "web", []);
+  await metrics.timeSync("u1", () => Promise.resolve());
+  assert.equal(await count("create"), 3);
+  assert.match(await metrics.registry.metrics(), /# HELP kubelet_pod_worker_duration_seconds Duration in seconds to sync a single pod\. Broken down by operation type: create, update, or sync/);
+});

@@ -34,10 +34,12 @@ export class AgentMetrics {
   private readonly syncDuration = new Histogram({
     name: "kubelet_pod_worker_duration_seconds",
     help: "Duration in seconds to sync a single pod. Broken down by operation type: create, update, or sync",
-    labelNames: ["operation"],
+    labelNames: ["operation_type"],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
+  /** Pods synced at least once: their next syncs are "sync", the first "create". */
+  private readonly synced = new Set<string>();
 
   private readonly podStartDuration = new Histogram({
     name: "kubelet_pod_start_duration_seconds",
@@ -90,13 +92,19 @@ export class AgentMetrics {
     if (startup.running && startup.ready) this.startups.delete(uid);
   }
 
-  /** timeSync measures one pod worker operation. */
-  async timeSync<T>(operation: string, run: () => Promise<T>): Promise<T> {
-    const end = this.syncDuration.startTimer({ operation });
+  /**
+   * timeSync measures one sync of a pod, labelled with the kubelet's SyncPodType (kubelet
+   * metrics.go PodWorkerDuration, observed per update type by pod_workers.go podWorkerLoop): the
+   * pod's first sync is "create", every later one "sync". "update" (a spec change applied in
+   * place) never occurs: a changed manifest replaces its pod, which is a new pod.
+   */
+  async timeSync<T>(uid: string, run: () => Promise<T>): Promise<T> {
+    const end = this.syncDuration.startTimer({ operation_type: this.synced.has(uid) ? "sync" : "create" });
     try {
       return await run();
     } finally {
       end();
+      this.synced.add(uid);
     }
   }
 
@@ -126,6 +134,7 @@ export class AgentMetrics {
   /** forgetPod removes a pod's series and what was left to time of its start. */
   forgetPod(uid: string, namespace: string, pod: string, containers: readonly string[]): void {
     this.startups.delete(uid);
+    this.synced.delete(uid);
     for (const container of containers) this.restarts.remove({ namespace, pod, container });
   }
 }

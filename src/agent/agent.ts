@@ -325,7 +325,7 @@ export class Agent implements AgentApi {
           return;
         }
         r.backoffRemainingMs = undefined;
-        await this.metrics.timeSync("sync", () => this.syncer.sync(r));
+        await this.metrics.timeSync(r.pod.metadata.uid ?? "", () => this.syncer.sync(r));
         if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
       },
       terminate: (r, grace) => this.syncer.terminate(r, grace),

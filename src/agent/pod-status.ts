@@ -11,6 +11,8 @@ import {
 } from "../status/generate.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
+import { podQOSClass } from "../status/qos.js";
 
 /** ContainerInstances are the runtime's instances of one container name, newest first. */
 export interface ContainerInstances {
@@ -77,6 +79,15 @@ export function containerStatus(spec: Container, instances: ContainerInstances |
   }
   status.started = false;
   return status;
+}
+
+/**
+ * defaultWaitingReason is the waiting reason of a container that has no instance yet (kubelet
+ * kubelet_pods.go convertToAPIContainerStatuses): PodInitializing for every container, init or
+ * regular, of a pod with init containers, ContainerCreating otherwise.
+ */
+export function defaultWaitingReason(pod: Pod): "PodInitializing" | "ContainerCreating" {
+  return (pod.spec.initContainers ?? []).length > 0 ? "PodInitializing" : "ContainerCreating";
 }
 
 /** lastExit is the exit code a stopped container left: its terminated state, or the last one while it waits. */
@@ -170,6 +181,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     startTime: iso(input.startTime),
     initContainerStatuses: input.initContainerStatuses,
     containerStatuses: input.containerStatuses,
+    // kubelet generateAPIPodStatus: the QoS class is computed once and then kept (ComputePodQOS).
+    qosClass: previous?.qosClass ?? podQOSClass(pod),
   };
   const now = iso(input.now);
   const set = (c: PodCondition): void => {
@@ -178,6 +191,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   set(generatePodReadyToStartContainersCondition(input.sandboxReady));
   set(generateInitializedCondition(pod.spec, input.containerStatuses, input.initContainerStatuses, phase));
   set({ type: "PodScheduled", status: "True" });
+  // kubelet status_manager.go normalizeStatus: the pod's messages share 12 KiB evenly.
+  truncateTerminationMessages(pod.spec.containers.length + (pod.spec.initContainers ?? []).length, [...input.initContainerStatuses, ...input.containerStatuses]);
   return status;
 }
 

@@ -2,6 +2,8 @@
 // (kubelet kuberuntime_manager.go SyncPod / computePodActions, kuberuntime_container.go
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -13,7 +15,13 @@ import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actio
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
 import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
-import type { ContainerConfig, ContainerInfo, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
+import {
+  ANNOTATION_TERMINATION_MESSAGE_PATH,
+  ANNOTATION_TERMINATION_MESSAGE_POLICY,
+  terminationMessageHostPath,
+  withTerminationMessage,
+} from "../kuberuntime/termination-message.js";
+import type { ContainerConfig, ContainerInfo, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
 import { RuntimeError } from "../runtime/runtime.js";
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
@@ -24,7 +32,7 @@ import { containerEnv, expandCommandAndArgs } from "./container-env.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
-import { buildPodStatus, containerStatus, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
 import { restartCountFromLogDir } from "./log-restart-count.js";
 
 /**
@@ -41,6 +49,16 @@ export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
 export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
 export const ANNOTATION_CONTAINER_HASH = "io.kubernetes.container.hash";
 export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
+
+/** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
+export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
+
+/**
+ * TERMINATION_MESSAGE_ENV names the host file of the termination message in a process-runtime
+ * container's environment: the process runtime cannot bind a file at terminationMessagePath, so
+ * the container writes its message to "$PROBELET_TERMINATION_MESSAGE_PATH" instead.
+ */
+export const TERMINATION_MESSAGE_ENV = "PROBELET_TERMINATION_MESSAGE_PATH";
 
 /** PodRecord is the agent's state for one pod. */
 export interface PodRecord {
@@ -61,6 +79,10 @@ export interface PodRecord {
   backoffRemainingMs?: number | undefined;
   /** When a requeue for the back-off is scheduled (ms since epoch). */
   requeueAt?: number | undefined;
+  /** Set once the sandbox of a pod in a terminal phase was stopped (kubelet SyncTerminatingPod). */
+  sandboxStopped?: boolean;
+  /** Exited instances' messages with their termination messages, by container ID (an exited instance never changes). */
+  exitedInfos?: Map<string, ContainerInfo>;
 }
 
 /** PodSyncerDeps are the syncer's collaborators. */
@@ -100,35 +122,64 @@ export class PodSyncer {
   /** sync brings one running (not terminating) pod closer to its spec and publishes its status. */
   async sync(record: PodRecord): Promise<PodStatus> {
     const pod = record.pod;
-    await this.ensureSandbox(record);
-    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
-    const terminal = previous?.phase === "Succeeded" || previous?.phase === "Failed";
-    let groups = await this.instances(record);
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-    if (!terminal) {
-      const actions = this.computeActions(record, groups);
-      if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
-      if (actions.killPod) {
-        // kubelet computePodActions KillPod: no regular container will run again, so the
-        // sidecars stop in this sync (in reverse order). SyncPod publishes the status first,
-        // so the pod reads Running while a sidecar still runs.
-        await this.publish(record, groups, new Map(), true);
-        await this.killPod(record, groups, grace);
-        return this.publish(record, await this.instances(record), new Map(), true);
-      }
-      const waiting = new Map<string, Waiting>();
-      const creationsBefore = this.creations;
-      const initDone = await this.syncInitContainers(record, groups, waiting);
-      // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
-      // whatever exit code the kill left.
-      const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
-      if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
-      if (this.creations !== creationsBefore) groups = await this.instances(record);
-      return this.publish(record, groups, waiting, initDone);
+    if (isTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""))) return this.syncTerminal(record, grace);
+    try {
+      await this.ensureSandbox(record);
+    } catch (err) {
+      await this.sandboxFailed(record, err);
+      throw err;
     }
-    // A pod in a terminal phase keeps nothing running: sidecars are stopped (kubelet terminates the pod).
-    await this.killPod(record, groups, grace);
-    return this.publish(record, await this.instances(record), new Map(), true);
+    let groups = await this.instances(record);
+    const actions = this.computeActions(record, groups);
+    if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
+    if (actions.killPod) {
+      // kubelet computePodActions KillPod: no regular container will run again, so the
+      // sidecars stop in this sync (in reverse order). SyncPod publishes the status first,
+      // so the pod reads Running while a sidecar still runs.
+      await this.publish(record, groups, new Map());
+      await this.killPod(record, groups, grace);
+      return this.publishAndStopWhenTerminal(record, await this.instances(record), new Map(), grace);
+    }
+    const waiting = new Map<string, Waiting>();
+    const creationsBefore = this.creations;
+    const initDone = await this.syncInitContainers(record, groups, waiting);
+    // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
+    // whatever exit code the kill left.
+    const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
+    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
+    if (this.creations !== creationsBefore) groups = await this.instances(record);
+    return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
+  }
+
+  /**
+   * publishAndStopWhenTerminal publishes the status; when its phase is terminal, the pod is
+   * terminated at once: the kubelet's pod worker moves a pod whose phase is Succeeded or Failed to
+   * SyncTerminatingPod, whose KillPod (kuberuntime_manager.go killPodWithSyncResult) stops every
+   * container and then the sandbox, and the next status reads PodReadyToStartContainers False.
+   */
+  private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, grace: number): Promise<PodStatus> {
+    const status = await this.publish(record, groups, waiting);
+    return isTerminal(status) ? this.syncTerminal(record, grace) : status;
+  }
+
+  /**
+   * syncTerminal keeps a pod in a terminal phase as the kubelet leaves it: nothing running (a
+   * sidecar is stopped), the sandbox stopped but kept with its containers until the pod is
+   * deleted (kubelet SyncTerminatingPod / killPodWithSyncResult), PodReadyToStartContainers False.
+   */
+  private async syncTerminal(record: PodRecord, grace: number): Promise<PodStatus> {
+    const uid = record.pod.metadata.uid ?? "";
+    const previous = this.d.statusManager.getPodStatus(uid);
+    // Nothing of the pod is left in the runtime (a restarted agent on the process runtime): its
+    // final status stays as it was, not rebuilt from no containers at all.
+    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) return previous;
+    await this.killPod(record, await this.instances(record), grace);
+    if (record.sandboxId && !record.sandboxStopped) {
+      await this.d.runtime.stopPodSandbox(record.sandboxId);
+      record.sandboxStopped = true;
+    }
+    return this.publish(record, await this.instances(record), new Map());
   }
 
   /**
@@ -169,11 +220,28 @@ export class PodSyncer {
   }
 
   /**
+   * sandboxFailed says why a pod has no sandbox, as the kubelet does: a runtime whose network is
+   * not ready gets the NetworkNotReady event (kubelet.go SyncPod, checked before the runtime is
+   * asked), any other failure FailedCreatePodSandBox (kuberuntime_manager.go SyncPod); the status
+   * is published with the containers in their default waiting reason (ContainerCreating, or
+   * PodInitializing with init containers) and PodReadyToStartContainers False, so the pod does
+   * not stay Pending in silence. The sync's error is then logged and the pod retried at the next
+   * resync.
+   */
+  private async sandboxFailed(record: PodRecord, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof RuntimeError && err.code === "NetworkNotReady") this.d.events.event({ pod: record.pod }, "Warning", "NetworkNotReady", message);
+    else this.d.events.event({ pod: record.pod }, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), false);
+  }
+
+  /**
    * adoptSandbox re-attaches a pod to the ready sandbox a previous agent left running (found by
    * the pod UID label), so its containers keep running and keep their restart counts.
    */
-  private async adoptSandbox(record: PodRecord, uid: string): Promise<boolean> {
-    const found = (await this.d.runtime.listPodSandboxes({ state: "ready", labels: { [LABEL_POD_UID]: uid } })).sort((a, b) => b.createdAt - a.createdAt)[0];
+  private async adoptSandbox(record: PodRecord, uid: string, stoppedToo = false): Promise<boolean> {
+    const filter = { ...(stoppedToo ? {} : { state: "ready" as const }), labels: { [LABEL_POD_UID]: uid } };
+    const found = (await this.d.runtime.listPodSandboxes(filter)).sort((a, b) => b.createdAt - a.createdAt)[0];
     if (!found) return false;
     const pod = record.pod;
     record.sandboxId = found.id;
@@ -188,6 +256,7 @@ export class PodSyncer {
       annotations: found.annotations,
     };
     record.podIP = found.podIP;
+    record.sandboxStopped = found.state !== "ready";
     this.d.logger.info("Adopted running pod sandbox", { pod: pod.metadata.name, podUID: uid, sandbox: found.id });
     return true;
   }
@@ -196,10 +265,24 @@ export class PodSyncer {
     return `${this.d.logRoot}/${pod.metadata.namespace ?? "default"}_${pod.metadata.name ?? ""}_${pod.metadata.uid ?? ""}`;
   }
 
-  /** instances lists the sandbox's containers grouped by name, newest first. */
+  /**
+   * instances lists the sandbox's containers grouped by name, newest first; an exited one carries
+   * its termination message (kubelet getPodContainerStatuses → convertToKubeContainerStatus),
+   * read once per instance.
+   */
   async instances(record: PodRecord): Promise<Map<string, ContainerInstances>> {
     if (!record.sandboxId) return new Map();
-    return groupInstances(await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }));
+    const listed = await this.d.runtime.listContainers({ podSandboxId: record.sandboxId });
+    const before = record.exitedInfos ?? new Map<string, ContainerInfo>();
+    const exited = new Map<string, ContainerInfo>();
+    const infos = listed.map((info) => {
+      if (info.state !== "exited") return info;
+      const done = before.get(info.id) ?? withTerminationMessage(info);
+      exited.set(info.id, done);
+      return done;
+    });
+    record.exitedInfos = exited;
+    return groupInstances(infos);
   }
 
   /**
@@ -328,6 +411,8 @@ export class PodSyncer {
       record.imageWarned.add(spec.name);
       this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
     }
+    const logPath = `${spec.name}/${attempt}.log`;
+    const messageMount = this.terminationMessageMount(record, spec, logPath);
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -335,10 +420,18 @@ export class PodSyncer {
       command: argv.command,
       args: argv.args,
       ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
-      envs: env.env,
+      envs: this.withTerminationMessageEnv(env.env, messageMount),
       labels: { ...record.sandboxConfig!.labels, [LABEL_CONTAINER_NAME]: spec.name },
-      annotations: { [ANNOTATION_CONTAINER_HASH]: containerHash(spec), [ANNOTATION_RESTART_COUNT]: String(attempt) },
-      logPath: `${spec.name}/${attempt}.log`,
+      // kubelet labels.go newContainerAnnotations: the termination message path and policy go with the container.
+      annotations: {
+        [ANNOTATION_CONTAINER_HASH]: containerHash(spec),
+        [ANNOTATION_RESTART_COUNT]: String(attempt),
+        [ANNOTATION_TERMINATION_MESSAGE_PATH]: spec.terminationMessagePath ?? "",
+        [ANNOTATION_TERMINATION_MESSAGE_POLICY]: spec.terminationMessagePolicy ?? "",
+      },
+      logPath,
+      ...(messageMount ? { mounts: [messageMount] } : {}),
+      ...runAsUser(pod, spec),
       ...memoryLimit(spec),
     };
     let id: string;
@@ -346,6 +439,7 @@ export class PodSyncer {
     try {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
+      if (err instanceof RuntimeError && err.code === "ImageNotPresent") return this.imageNeverPulled(record, spec, err);
       return this.startFailed(record, spec, "CreateContainerError", err);
     }
     this.d.events.event(target, "Normal", "Created", `Created container: ${spec.name}`);
@@ -383,6 +477,45 @@ export class PodSyncer {
     const earlier = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((c) => c.name === spec.name);
     if (earlier?.containerID === undefined && !earlier?.restartCount) return 0;
     return restartCountFromLogDir(`${record.sandboxConfig!.logDirectory}/${spec.name}`);
+  }
+
+  /**
+   * terminationMessageMount creates the empty host file, writable by any user, that is bound at
+   * the container's terminationMessagePath (kubelet kuberuntime_container.go makeMounts); as
+   * there, a file that cannot be made is logged and the container runs without it. Synchronous,
+   * like the kubelet's os.Create within its sync: three small system calls per container start.
+   */
+  private terminationMessageMount(record: PodRecord, spec: Container, logPath: string): Mount | undefined {
+    if (!spec.terminationMessagePath) return undefined;
+    const hostPath = terminationMessageHostPath(`${record.sandboxConfig!.logDirectory}/${logPath}`);
+    try {
+      mkdirSync(dirname(hostPath), { recursive: true, mode: 0o755 });
+      writeFileSync(hostPath, "", { mode: 0o666 });
+      chmodSync(hostPath, 0o666);
+    } catch (err) {
+      this.d.logger.warn("Error on creating termination-log file", { path: hostPath, err: err instanceof Error ? err.message : String(err) });
+      return undefined;
+    }
+    return { containerPath: spec.terminationMessagePath, hostPath, readonly: false };
+  }
+
+  /** withTerminationMessageEnv gives a process-runtime container the host path of its termination message file (TERMINATION_MESSAGE_ENV). */
+  private withTerminationMessageEnv(envs: KeyValue[], mount: Mount | undefined): KeyValue[] {
+    if (!mount || this.d.runtime.type !== "process") return envs;
+    return [...envs, { key: TERMINATION_MESSAGE_ENV, value: mount.hostPath }];
+  }
+
+  /**
+   * imageNeverPulled reports an image that is not present, as the kubelet does with pull policy
+   * Never (images/image_manager.go EnsureImageExists: an ErrImageNeverPull event with the text;
+   * kuberuntime_container.go startContainer: Failed "Error: ErrImageNeverPull"; the reason cache
+   * then shows the container waiting with reason ErrImageNeverPull and the text).
+   */
+  private imageNeverPulled(record: PodRecord, spec: Container, err: RuntimeError): void {
+    const target = { pod: record.pod, containerName: spec.name };
+    this.d.events.event(target, "Warning", ERR_IMAGE_NEVER_PULL, err.message);
+    this.d.events.event(target, "Warning", "Failed", `Error: ${ERR_IMAGE_NEVER_PULL}`);
+    record.startErrors.set(spec.name, { reason: ERR_IMAGE_NEVER_PULL, message: err.message });
   }
 
   private startFailed(record: PodRecord, spec: Container, reason: string, err: unknown): void {
@@ -450,8 +583,8 @@ export class PodSyncer {
     const status = buildPodStatus({
       pod,
       previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
-      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "PodInitializing")),
-      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating")),
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
+      containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       sandboxReady: false,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
@@ -464,7 +597,12 @@ export class PodSyncer {
   }
 
   /** publish builds the pod status, folds probe results in, and stores it; then ensures workers. */
-  async publish(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, initDone: boolean): Promise<PodStatus> {
+  async publish(
+    record: PodRecord,
+    groups: Map<string, ContainerInstances>,
+    waiting: Map<string, Waiting>,
+    sandboxReady = record.sandboxId !== undefined && record.sandboxStopped !== true,
+  ): Promise<PodStatus> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
     const previous = this.d.statusManager.getPodStatus(uid);
@@ -479,9 +617,9 @@ export class PodSyncer {
     const status = buildPodStatus({
       pod,
       previous,
-      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => render(c, true, "PodInitializing")),
-      containerStatuses: pod.spec.containers.map((c) => render(c, false, initDone ? "ContainerCreating" : "PodInitializing")),
-      sandboxReady: record.sandboxId !== undefined,
+      initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => render(c, true, defaultWaitingReason(pod))),
+      containerStatuses: pod.spec.containers.map((c) => render(c, false, defaultWaitingReason(pod))),
+      sandboxReady,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,
@@ -514,6 +652,17 @@ export class PodSyncer {
 /** allContainers lists init and regular containers. */
 export function allContainers(pod: Pod): Container[] {
   return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+}
+
+/** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
+function isTerminal(status: PodStatus | undefined): boolean {
+  return status?.phase === "Succeeded" || status?.phase === "Failed";
+}
+
+/** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
+function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
+  const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
+  return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};
 }
 
 /** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */

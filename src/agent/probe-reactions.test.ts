@@ -13,8 +13,8 @@ const dormant: Probe = { exec: { command: ["check"] }, initialDelaySeconds: 3600
 
 /** syncs reads how many pod syncs the agent has run from its own metric. */
 async function syncs(agent: Agent): Promise<number> {
-  const m = /^kubelet_pod_worker_duration_seconds_count\{operation="sync"\} (\d+)$/m.exec(await agent.agentMetrics());
-  return Number(m?.[1] ?? 0);
+  const counts = (await agent.agentMetrics()).matchAll(/^kubelet_pod_worker_duration_seconds_count\{operation_type="(?:create|sync)"\} (\d+)$/gm);
+  return [...counts].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 /** probes sums prober_probe_total over every series of one probe type. */

@@ -27,8 +27,8 @@ async function seconds(clock: FakeClock, n: number): Promise<void> {
 }
 
 async function syncs(agent: Agent): Promise<number> {
-  const m = /^kubelet_pod_worker_duration_seconds_count\{operation="sync"\} (\d+)$/m.exec(await agent.agentMetrics());
-  return Number(m?.[1] ?? 0);
+  const counts = (await agent.agentMetrics()).matchAll(/^kubelet_pod_worker_duration_seconds_count\{operation_type="(?:create|sync)"\} (\d+)$/gm);
+  return [...counts].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
 test("runtime down: probes error without kills, syncs are skipped after 30 s, healthz fails after 5 min, all resumes when it is back", async () => {

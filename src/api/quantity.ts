@@ -14,6 +14,18 @@ const SHAPE = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)$/;
  * Quantity.Value() does (so "1.5Ki" is 1536 and "100m" is 1), or undefined when it does not parse.
  */
 export function parseQuantity(text: string): number | undefined {
+  const value = quantityValue(text);
+  return value === undefined ? undefined : Math.ceil(value);
+}
+
+/** parseMilliQuantity returns a quantity in thousandths of its base unit rounded up, as Quantity.MilliValue() does ("100m" is 100). */
+export function parseMilliQuantity(text: string): number | undefined {
+  const value = quantityValue(text);
+  return value === undefined ? undefined : Math.ceil(Math.round(value * 1e9) / 1e6);
+}
+
+/** quantityValue is the quantity's exact value in base units, or undefined when it does not parse. */
+function quantityValue(text: string): number | undefined {
   const m = SHAPE.exec(text);
   if (!m) return undefined;
   const number = Number(m[1]);
@@ -23,5 +35,5 @@ export function parseQuantity(text: string): number | undefined {
   else if (suffix in DECIMAL) value = number * 10 ** DECIMAL[suffix]!;
   else if (/^[eE][-+]?[0-9]+$/.test(suffix)) value = number * 10 ** Number(suffix.slice(1));
   else return undefined;
-  return Number.isFinite(value) ? Math.ceil(value) : undefined;
+  return Number.isFinite(value) ? value : undefined;
 }

@@ -252,7 +252,12 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  /** The pod's quality of service class, from its containers' requests and limits. */
+  qosClass?: PodQOSClass;
 }
+
+/** PodQOSClass is core/v1 PodQOSClass. */
+export type PodQOSClass = "Guaranteed" | "Burstable" | "BestEffort";
 
 /** Pod is core/v1 Pod. */
 export interface Pod {

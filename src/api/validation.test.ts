@@ -309,3 +309,10 @@ test("resources: quantities parse, are not negative, and no request exceeds its 
     assert.deepEqual(result.ok ? [] : formatFieldErrors(result.errors), c.want, JSON.stringify(c.resources));
   }
 });
+
+test("terminationMessagePath: relative or longer than 4096 bytes is refused with the field path", () => {
+  const errs = (path: string): string[] => podErrors(pod([{ name: "c", image: "busybox", terminationMessagePath: path }]));
+  assert.deepEqual(errs("dev/termination-log"), ['spec.containers[0].terminationMessagePath: Invalid value: "dev/termination-log": must be an absolute path']);
+  assert.deepEqual(errs(`/${"a".repeat(4096)}`), ["spec.containers[0].terminationMessagePath: Too long: may not be more than 4096 bytes"]);
+  assert.deepEqual(errs("/dev/termination-custom-log"), []);
+});

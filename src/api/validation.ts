@@ -5,7 +5,7 @@
 import { defaultPod } from "./defaults.js";
 import {
   childPath as child, duplicate, forbidden, indexPath as index, invalid, isDNS1123Label, isDNS1123Subdomain,
-  isHTTPHeaderName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, notSupported, required,
+  isHTTPHeaderName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, notSupported, required, tooLong,
   type FieldError,
 } from "./field-errors.js";
 import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
@@ -184,12 +184,27 @@ function validateResources(resources: Record<string, unknown>, path: string): Fi
   return errs;
 }
 
+/** MAX_TERMINATION_MESSAGE_PATH_LENGTH bounds terminationMessagePath (Linux PATH_MAX). */
+const MAX_TERMINATION_MESSAGE_PATH_LENGTH = 4096;
+
+/**
+ * validateTerminationMessagePath: the API server checks nothing here and a relative path fails
+ * only when the runtime binds the file; probelet refuses it at admission, in the API server's
+ * words, as it refuses a path longer than PATH_MAX. An empty path (no file) is allowed.
+ */
+function validateTerminationMessagePath(value: string, path: string): FieldError[] {
+  if (value === "") return [];
+  if (value.length > MAX_TERMINATION_MESSAGE_PATH_LENGTH) return [tooLong(path, MAX_TERMINATION_MESSAGE_PATH_LENGTH)];
+  return value.startsWith("/") ? [] : [invalid(path, value, "must be an absolute path")];
+}
+
 // validateContainerCommon: the checks shared by regular and init containers.
 function validateContainerCommon(c: Container, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const name = child(path, "name");
   if (c.name === "") errs.push(required(name));
   else errs.push(...isDNS1123Label(c.name).map((m) => invalid(name, c.name, m)));
+  errs.push(...validateTerminationMessagePath(c.terminationMessagePath ?? "", child(path, "terminationMessagePath")));
   const tmp = c.terminationMessagePolicy ?? "";
   if (tmp === "") errs.push(required(child(path, "terminationMessagePolicy")));
   else if (tmp !== "File" && tmp !== "FallbackToLogsOnError") {

@@ -87,8 +87,25 @@ export interface ClientOptions {
   signal: AbortSignal;
 }
 
-/** LogOptions select a container log (kubectl logs flags). */
-export type LogOptions = { container?: string; previous?: boolean; follow?: boolean; tailLines?: number; timestamps?: boolean };
+/** LogOptions select a container log (kubectl logs flags; sinceTime is RFC 3339). */
+export type LogOptions = {
+  container?: string; previous?: boolean; follow?: boolean; tailLines?: number; timestamps?: boolean;
+  sinceSeconds?: number; sinceTime?: string; limitBytes?: number;
+};
+
+/** ListSelectors narrow a list or watch on the server (the labelSelector and fieldSelector parameters). */
+export type ListSelectors = { labelSelector?: string; fieldSelector?: string };
+
+/** TABLE_ACCEPT asks for a meta.k8s.io Table and takes plain JSON from a server that has no Tables (as kubectl get does). */
+export const TABLE_ACCEPT = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+
+/** selectorQuery renders selectors (and extra parameters) as a query string: "" or "?…". */
+export function selectorQuery(selectors: ListSelectors, extra: Record<string, string> = {}): string {
+  const query = new URLSearchParams(extra);
+  if (selectors.labelSelector !== undefined) query.set("labelSelector", selectors.labelSelector);
+  if (selectors.fieldSelector !== undefined) query.set("fieldSelector", selectors.fieldSelector);
+  return query.size > 0 ? `?${query.toString()}` : "";
+}
 
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EADDRNOTAVAIL", "EAI_AGAIN"]);
 
@@ -101,9 +118,9 @@ export class StatusClient {
     this.server = options.server;
   }
 
-  /** listPods lists the pods of a namespace, or of all namespaces when it is undefined. */
-  async listPods(namespace: string | undefined): Promise<Pod[]> {
-    const list = (await this.json("GET", podsPath(namespace))) as { items?: Pod[] };
+  /** listPods lists the pods of a namespace, or of all namespaces when it is undefined, narrowed by selectors. */
+  async listPods(namespace: string | undefined, selectors: ListSelectors = {}): Promise<Pod[]> {
+    const list = (await this.json("GET", podsPath(namespace) + selectorQuery(selectors))) as { items?: Pod[] };
     return list.items ?? [];
   }
 
@@ -133,10 +150,9 @@ export class StatusClient {
     return (await this.json("DELETE", podPath(namespace, name) + query)) as Pod;
   }
 
-  /** listEvents lists events of a namespace (or all), optionally narrowed by a field selector. */
-  async listEvents(namespace: string | undefined, fieldSelector?: string): Promise<KubeEvent[]> {
-    const query = fieldSelector === undefined ? "" : `?fieldSelector=${encodeURIComponent(fieldSelector)}`;
-    const list = (await this.json("GET", eventsPath(namespace) + query)) as { items?: KubeEvent[] };
+  /** listEvents lists events of a namespace (or all), narrowed by selectors. */
+  async listEvents(namespace: string | undefined, selectors: ListSelectors = {}): Promise<KubeEvent[]> {
+    const list = (await this.json("GET", eventsPath(namespace) + selectorQuery(selectors))) as { items?: KubeEvent[] };
     return list.items ?? [];
   }
 
@@ -147,7 +163,7 @@ export class StatusClient {
   async listPodEvents(namespace: string, pod: Pod): Promise<KubeEvent[]> {
     const name = pod.metadata.name ?? "";
     const selector = [`involvedObject.name=${name}`, `involvedObject.namespace=${namespace}`, ...(pod.metadata.uid ? [`involvedObject.uid=${pod.metadata.uid}`] : [])];
-    return this.listEvents(namespace, selector.join(","));
+    return this.listEvents(namespace, { fieldSelector: selector.join(",") });
   }
 
   /** probeHistory fetches a pod's last probes, oldest first. */
@@ -156,14 +172,23 @@ export class StatusClient {
     return list.items ?? [];
   }
 
-  /** watchPods streams pod changes: first every current pod as ADDED, then each change. */
-  watchPods(namespace: string | undefined): AsyncIterable<WatchEvent<Pod>> {
-    return this.watch<Pod>(`${podsPath(namespace)}?watch=true`);
+  /**
+   * getResource GETs any object or list of the API by its path (e.g. /api/v1/nodes); with
+   * asTable it asks for a meta.k8s.io Table, which a server without Tables answers as plain JSON.
+   */
+  async getResource(path: string, asTable = false): Promise<unknown> {
+    const res = await this.send("GET", path, undefined, false, asTable ? TABLE_ACCEPT : undefined);
+    return (await res.json()) as unknown;
   }
 
-  /** watchEvents streams event changes like watchPods. */
-  watchEvents(namespace: string | undefined): AsyncIterable<WatchEvent<KubeEvent>> {
-    return this.watch<KubeEvent>(`${eventsPath(namespace)}?watch=true`);
+  /** watchResource streams the changes of any collection of the API by its path (query included). */
+  watchResource<T>(pathWithQuery: string): AsyncIterable<WatchEvent<T>> {
+    return this.watch<T>(pathWithQuery);
+  }
+
+  /** deleteResource DELETEs any object of the API by its path and resolves with the server's answer. */
+  async deleteResource(path: string): Promise<unknown> {
+    return this.json("DELETE", path);
   }
 
   /** streamLogs yields a container log as text chunks; with follow it lasts until the stream ends or the signal aborts. */
@@ -171,7 +196,10 @@ export class StatusClient {
     const query = new URLSearchParams();
     if (options.container !== undefined) query.set("container", options.container);
     for (const flag of ["previous", "follow", "timestamps"] as const) if (options[flag] === true) query.set(flag, "true");
-    if (options.tailLines !== undefined) query.set("tailLines", String(options.tailLines));
+    for (const number of ["tailLines", "sinceSeconds", "limitBytes"] as const) {
+      if (options[number] !== undefined) query.set(number, String(options[number]));
+    }
+    if (options.sinceTime !== undefined) query.set("sinceTime", options.sinceTime);
     const suffix = query.size > 0 ? `?${query.toString()}` : "";
     const res = await this.send("GET", `${podPath(namespace, name)}/log${suffix}`, undefined, options.follow === true);
     yield* readText(res);
@@ -199,12 +227,12 @@ export class StatusClient {
   }
 
   /** send makes one request; a non-2xx answer becomes a ServerStatusError. Streams have no timeout. */
-  private async send(method: string, path: string, body: string | undefined, stream: boolean): Promise<Response> {
+  private async send(method: string, path: string, body: string | undefined, stream: boolean, accept = "application/json"): Promise<Response> {
     const credentials = (await this.options.credentials?.().catch((err: unknown) => {
       throw new Error(`cannot read the credentials for ${this.server}: ${err instanceof Error ? err.message : String(err)}`);
     })) ?? {};
     const token = this.options.token ?? credentials.token;
-    const headers: Record<string, string> = { Accept: "application/json" };
+    const headers: Record<string, string> = { Accept: accept };
     if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const signal = stream ? this.options.signal : AbortSignal.any([this.options.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);

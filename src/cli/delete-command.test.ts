@@ -99,7 +99,7 @@ test("waitUntilGone: false after the timeout while the pod stays; true once anot
 
 test("delete: usage errors", async () => {
   const { ctx } = capture();
-  await assert.rejects(runDeleteCommand([], ctx), new UsageError("you must specify the type of resource to delete: pod"));
+  await assert.rejects(runDeleteCommand([], ctx), new UsageError("you must specify the type of resource to delete: pods, configmaps, secrets or namespaces, or -f FILE"));
   await assert.rejects(runDeleteCommand(["pod"], ctx), new UsageError("resource(s) were provided, but no name was specified"));
   await assert.rejects(runDeleteCommand(["svc", "x"], ctx), new UsageError('the server doesn\'t have a resource type "svc"'));
   await assert.rejects(runDeleteCommand(["pod", "x", "--grace-period", "soon"], ctx), new UsageError('invalid value "soon" for --grace-period: must be an integer'));

@@ -362,3 +362,56 @@ test("describePod: long or multi-line annotations get their own lines, shortened
   ]);
   assert.equal(lines[start + 6], "Status:       Running");
 });
+
+test("describePod shows a container's mounts sorted by path with ro/rw and subPath, and the pod's volumes, as kubectl does", () => {
+  const pod = webPod();
+  Object.assign(pod.spec.containers[0]!, {
+    volumeMounts: [
+      { name: "data", mountPath: "/var/lib/data" },
+      { name: "config", mountPath: "/etc/app", readOnly: true, subPath: "app.conf" },
+    ],
+  });
+  Object.assign(pod.spec, {
+    volumes: [
+      { name: "data", emptyDir: { medium: "Memory", sizeLimit: "64Mi" } },
+      { name: "config", configMap: { name: "app-config" } },
+      { name: "host", hostPath: { path: "/srv", type: "Directory" } },
+      { name: "creds", secret: { secretName: "db", optional: true } },
+      { name: "claim", persistentVolumeClaim: { claimName: "pvc-1" } },
+      { name: "scratch", emptyDir: {} },
+    ],
+  });
+  const lines = describePod(pod, [], { now: NOW, utcOffsetMinutes: 0 }).split("\n");
+  const at = lines.findIndex((l) => l.startsWith("    Mounts:"));
+  assert.deepEqual(lines.slice(at, at + 3).map((l) => l.trimEnd()), ["    Mounts:", '      /etc/app from config (ro,path="app.conf")', "      /var/lib/data from data (rw)"]);
+  const from = lines.findIndex((l) => l.startsWith("Volumes:"));
+  const to = lines.findIndex((l) => l.startsWith("QoS Class:"));
+  assert.deepEqual(lines.slice(from, to).map((l) => l.replace(/\s+/g, " ").trimEnd()), [
+    "Volumes:",
+    " data:",
+    " Type: EmptyDir (a temporary directory that shares a pod's lifetime)",
+    " Medium: Memory",
+    " SizeLimit: 64Mi",
+    " config:",
+    " Type: ConfigMap (a volume populated by a ConfigMap)",
+    " Name: app-config",
+    " Optional: false",
+    " host:",
+    " Type: HostPath (bare host directory volume)",
+    " Path: /srv",
+    " HostPathType: Directory",
+    " creds:",
+    " Type: Secret (a volume populated by a Secret)",
+    " SecretName: db",
+    " Optional: true",
+    " claim:",
+    " Type: PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)",
+    " ClaimName: pvc-1",
+    " ReadOnly: false",
+    " scratch:",
+    " Type: EmptyDir (a temporary directory that shares a pod's lifetime)",
+    " Medium:",
+    " SizeLimit: <unset>",
+  ]);
+  assert.ok(lines.includes("QoS Class:          BestEffort") || lines.some((l) => /^QoS Class:\s+BestEffort$/.test(l)));
+});

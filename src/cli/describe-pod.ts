@@ -5,6 +5,8 @@ import type { KubeEvent } from "../agent/agent-api.js";
 import { defaultProbe } from "../api/defaults.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe } from "../api/types.js";
 import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { podQOSClass } from "../status/qos.js";
+import { mountLines, volumeLines } from "./describe-volumes.js";
 import { humanDuration } from "./pod-table.js";
 
 /** DescribeOptions fix the clock and the time zone, so the layout is deterministic. */
@@ -58,7 +60,7 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   }
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) lines.push("Conditions:", `${L1}Type\tStatus`, ...conditions.map((c) => `${L1}${c.type} \t${c.status} `));
-  lines.push("Volumes:\t<none>", `QoS Class:\t${qosClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
+  lines.push(...volumeLines(pod), `QoS Class:\t${pod.status?.qosClass ?? podQOSClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
   const history = options.probeHistory ?? [];
   // kubectl flushes its tabwriter before the events table: it is aligned on its own, and so is the
   // probe history (ours) that comes before it.
@@ -160,7 +162,7 @@ function containerLines(label: string, containers: readonly Container[], statuse
     if (c.startupProbe) lines.push(`${L2}Startup:\t${describeProbe(c.startupProbe)}`);
     const env = c.env ?? [];
     lines.push(env.length === 0 ? `${L2}Environment:\t<none>` : `${L2}Environment:`, ...env.flatMap((e) => envLines(e, pod)));
-    lines.push(`${L2}Mounts:\t<none>`);
+    lines.push(...mountLines(c));
   }
   return lines;
 }
@@ -240,21 +242,6 @@ function annotationLines(title: string, annotations: Record<string, string> | un
     const limit = MAX_ANNOTATION_LEN - 2;
     return [`${head}${key}:`, ...value.split("\n").map((s) => `\t  ${s.length > limit ? `${s.slice(0, limit)}...` : s}`)];
   });
-}
-
-// kubectl qos.GetPodQOS, simplified to cpu and memory compared as written.
-function qosClass(pod: Pod): string {
-  let any = false;
-  let guaranteed = true;
-  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
-    const limits = (c.resources?.["limits"] ?? {}) as Record<string, unknown>;
-    const requests = (c.resources?.["requests"] ?? {}) as Record<string, unknown>;
-    for (const r of ["cpu", "memory"]) {
-      if (limits[r] !== undefined || requests[r] !== undefined) any = true;
-      if (limits[r] === undefined || (requests[r] !== undefined && String(requests[r]) !== String(limits[r]))) guaranteed = false;
-    }
-  }
-  return !any ? "BestEffort" : guaranteed ? "Guaranteed" : "Burstable";
 }
 
 /**

@@ -186,13 +186,29 @@ const CASES: Case[] = [
   {
     name: "a failed postStart hook",
     pod: webPod(running({ restartCount: 1, lastState: { terminated: { exitCode: 137, reason: "Error", startedAt: at(50), finishedAt: at(48) } } })),
-    events: [event("FailedPostStartHook", "command 'false' exited with 1: ", 49)],
+    events: [event("FailedPostStartHook", "PostStartHook failed", 49)],
     want: [
       "pod/web is not Ready (Running).",
       "  - container app is running but not ready: the readiness probe has not run yet (initialDelaySeconds 20s; the container started 30s ago)",
       "",
       "Restarts:",
-      "  - container app restarted 1 time; the last instance ended 48s ago: its postStart hook failed (command 'false' exited with 1:), so it was killed (exit code 137, Error). Its log: probelet logs web -c app --previous",
+      "  - container app restarted 1 time; the last instance ended 48s ago: its postStart hook failed, so it was killed (exit code 137, Error). Its log: probelet logs web -c app --previous",
+    ],
+  },
+  {
+    name: "a failed postStart hook, waiting to start again: the PostStartHookError message says why",
+    pod: webPod({
+      name: "app", ready: false, started: false, restartCount: 1, containerID: "process://c2",
+      state: { waiting: { reason: "PostStartHookError", message: "Exec lifecycle hook ([false]) for Container \"app\" in Pod \"web_default(u1)\" failed - error: command 'false' exited with 1: , message: \"\"" } },
+      lastState: { terminated: { exitCode: 137, reason: "Error", startedAt: at(12), finishedAt: at(10), containerID: "process://c2" } },
+    }),
+    events: [event("FailedPostStartHook", "PostStartHook failed", 11)],
+    want: [
+      "pod/web is not Ready (Running).",
+      "  - container app is waiting: PostStartHookError: Exec lifecycle hook ([false]) for Container \"app\" in Pod \"web_default(u1)\" failed - error: command 'false' exited with 1: , message: \"\"",
+      "",
+      "Restarts:",
+      "  - container app restarted 1 time; the last instance ended 10s ago: its postStart hook failed (Exec lifecycle hook ([false]) for Container \"app\" in Pod \"web_default(u1)\" failed - error: command 'false' exited with 1: , message: \"\"), so it was killed (exit code 137, Error). Its log: probelet logs web -c app --previous",
     ],
   },
   {
@@ -225,7 +241,12 @@ const CASES: Case[] = [
   {
     name: "a pod being deleted",
     pod: { ...webPod(running()), metadata: { name: "web", deletionTimestamp: at(3) } },
-    want: ["pod/web is being deleted (for 3s): its containers are no longer Ready and are stopping."],
+    want: ["pod/web is being deleted (for 3s): its containers are stopping; it is not Ready."],
+  },
+  {
+    name: "a pod being deleted whose readiness still passes is still Ready, as its status says",
+    pod: { ...webPod(running({ ready: true }), {}, true), metadata: { name: "web", deletionTimestamp: at(2) } },
+    want: ["pod/web is being deleted (for 2s): its containers are stopping; it is still Ready (readiness is probed until its containers stop)."],
   },
 ];
 

@@ -2,6 +2,7 @@
 // words, from the pod's status, its events and the agent's probe history. Beyond the kubelet and
 // kubectl, which leave that reading to the user. Pure: no I/O.
 import type { KubeEvent } from "../agent/agent-api.js";
+import { POST_START_HOOK_ERROR } from "../agent/lifecycle-hooks.js";
 import { fieldPathFor } from "../agent/kube-events.js";
 import { defaultProbe } from "../api/defaults.js";
 import type { Container, ContainerStateTerminated, ContainerStatus, Pod, Probe } from "../api/types.js";
@@ -33,7 +34,10 @@ export function explainPod(input: ExplainInput): string {
     out.push(`${name} has finished: ${phase}${status.reason ? ` (${status.reason})` : ""}.`);
     out.push(...bullets(finishedLines(input)));
   } else if (pod.metadata.deletionTimestamp) {
-    out.push(`${name} is being deleted (for ${since(pod.metadata.deletionTimestamp, input.now)}): its containers are no longer Ready and are stopping.`);
+    // The kubelet keeps probing readiness until the containers stop (prober worker.go doProbe
+    // stops only liveness and startup on deletion): Ready is what the status says.
+    const readyNow = ready?.status === "True" ? "still Ready (readiness is probed until its containers stop)" : "not Ready";
+    out.push(`${name} is being deleted (for ${since(pod.metadata.deletionTimestamp, input.now)}): its containers are stopping; it is ${readyNow}.`);
   } else if (ready?.status === "True") {
     out.push(`${name} is Ready${ready.lastTransitionTime ? ` (for ${since(ready.lastTransitionTime, input.now)})` : ""}: every container passes its readiness check.`);
   } else {
@@ -151,13 +155,17 @@ function restartLines(input: ExplainInput): string[] {
       continue;
     }
     const ago = last.finishedAt ? ` ${since(last.finishedAt, input.now)} ago` : "";
-    lines.push(`container ${c.name} restarted ${times}; the last instance ended${ago}: ${endCause(input, c, last)}. Its log: probelet logs ${pod.metadata.name ?? ""} -c ${c.name} --previous`);
+    lines.push(`container ${c.name} restarted ${times}; the last instance ended${ago}: ${endCause(input, c, s, last)}. Its log: probelet logs ${pod.metadata.name ?? ""} -c ${c.name} --previous`);
   }
   return lines;
 }
 
-/** endCause says why an instance ended: a failed probe, a failed postStart hook, memory, or its own exit. */
-function endCause(input: ExplainInput, c: Container, t: ContainerStateTerminated): string {
+/**
+ * endCause says why an instance ended: a failed probe, a failed postStart hook, memory, or its own
+ * exit. The FailedPostStartHook event's text is fixed ("PostStartHook failed"); the hook's error
+ * is in the container's PostStartHookError waiting message while it waits to start again.
+ */
+function endCause(input: ExplainInput, c: Container, s: ContainerStatus, t: ContainerStateTerminated): string {
   const exit = `exit code ${t.exitCode}${t.reason ? `, ${t.reason}` : ""}`;
   const fieldPath = fieldPathFor(input.pod, c.name);
   const begin = Date.parse(t.startedAt ?? "") - KILL_EVENT_SLACK_MS;
@@ -178,8 +186,9 @@ function endCause(input: ExplainInput, c: Container, t: ContainerStateTerminated
     return `its ${probeType} probe failed ${probe.failureThreshold} times in a row (failureThreshold ${probe.failureThreshold}, period ${probe.periodSeconds}s)`
       + `${output ? `, last with "${oneLine(output)}"` : ""}, so it was killed (${exit}) and started again`;
   }
-  const hook = input.events.filter((e) => e.reason === "FailedPostStartHook" && during(e)).at(-1);
-  if (hook) return `its postStart hook failed (${oneLine(hook.message)}), so it was killed (${exit})`;
+  const waiting = s.state?.waiting;
+  if (waiting?.reason === POST_START_HOOK_ERROR) return `its postStart hook failed (${oneLine(waiting.message ?? "")}), so it was killed (${exit})`;
+  if (input.events.some((e) => e.reason === "FailedPostStartHook" && during(e))) return `its postStart hook failed, so it was killed (${exit})`;
   if (t.reason === "OOMKilled") return `it ran out of memory and the kernel killed it (${exit})`;
   return `it exited on its own (${exit}) and restartPolicy ${input.pod.spec.restartPolicy ?? "Always"} started it again`;
 }

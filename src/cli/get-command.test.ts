@@ -107,7 +107,7 @@ test("get pods: nothing found goes to stderr; an unknown pod is kubectl's NotFou
 
 test("get: usage errors", async () => {
   const { ctx } = capture();
-  await assert.rejects(runGetCommand([], ctx), new UsageError("you must specify the type of resource to get: pods or events"));
+  await assert.rejects(runGetCommand([], ctx), new UsageError("you must specify the type of resource to get: pods, events, configmaps, secrets, namespaces or nodes"));
   await assert.rejects(runGetCommand(["deployments"], ctx), new UsageError('the server doesn\'t have a resource type "deployments"'));
   await assert.rejects(runGetCommand(["pods", "-o", "xml"], ctx), /unable to match a printer suitable for the output format "xml"/);
   await assert.rejects(runGetCommand(["pods", "web", "-A"], ctx), /cannot be retrieved by name across all namespaces/);

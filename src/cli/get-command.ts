@@ -1,27 +1,43 @@
-// `probelet get pods|events [NAME]`: kubectl get against the agent's status API, as a table
-// (wide, all namespaces), JSON, YAML or names, and with -w the table followed by one row per
-// change from the watch stream until Ctrl-C or the stream ends.
+// `probelet get TYPE [NAME]`: kubectl get against the agent's API — pods, events, configmaps,
+// secrets, namespaces and nodes — as a table (the server's Table when it answers one, else the
+// CLI's own printer), wide, JSON, YAML, names, JSONPath or custom columns, narrowed by label and
+// field selectors; with -w the table followed by one row per change until Ctrl-C or the stream ends.
 import { stringify } from "yaml";
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
+import { timestampSince } from "../apiserver/table/human-duration.js";
 import { systemClock } from "../util/clock.js";
+import { findResource, resourcePath, type ApiResource } from "./api-resources.js";
 import { UsageError } from "./args.js";
 import {
-  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
+  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, selectorQuery, ServerStatusError,
+  type ListSelectors, type StatusClient,
 } from "./client.js";
+import { customColumnCells } from "./custom-columns.js";
 import { since } from "./describe-pod.js";
-import { formatTable, podHeaders, podRow } from "./pod-table.js";
+import { formatLabels, objectLabels } from "./label-column.js";
+import { executeJsonPath, parseOutputFormat, type OutputFormat } from "./output-format.js";
+import { formatTable, podHeaders, podRow, TABLE_MIN_WIDTH, TABLE_PADDING } from "./pod-table.js";
 import type { CommandContext } from "./probe-command.js";
+import { isTable, tableHeaders, tableRows, type ServedTable } from "./server-table.js";
 
 /** GET_HELP is the text of `probelet get --help`. */
 export const GET_HELP = `Usage:
-  probelet get pods [NAME] [-o wide|json|yaml|name] [-w [--output-watch-events]] [-A | -n NS]
-  probelet get events [NAME] [-o wide|json|yaml|name] [-w] [-A | -n NS]
+  probelet get TYPE [NAME] [-o FORMAT] [-l SELECTOR] [--field-selector SELECTOR] [--show-labels]
+               [--no-headers] [-w [--output-watch-events]] [-A | -n NS]
 
-Lists pods (aliases: pod, po) or events (event, ev) from a running agent, like kubectl get.
+Lists objects from a running agent, like kubectl get. TYPE is pods (pod, po), events (event, ev),
+configmaps (cm), secrets, namespaces (ns) or nodes (no); TYPE/NAME works too.
 
 Flags:
-  -o, --output FORMAT       wide, json, yaml or name (default: a table)
+  -o, --output FORMAT       wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE,
+                            custom-columns=HEADER:PATH,... or custom-columns-file=FILE (default: a table)
+  -l, --selector SELECTOR   only objects whose labels match (e.g. app=web,tier!=db, env in (a,b))
+      --field-selector SELECTOR
+                            only objects whose fields match (e.g. status.phase=Running,
+                            involvedObject.name=web for events)
+      --show-labels         add a LABELS column
+      --no-headers          print tables without the header row
   -w, --watch               after the table, print a row for every change until Ctrl-C
       --output-watch-events with -w: add an EVENT column (ADDED, MODIFIED, DELETED)
   -A, --all-namespaces      every namespace (adds a NAMESPACE column)
@@ -31,52 +47,42 @@ ${CLIENT_FLAGS_HELP}
 const OPTIONS = {
   ...CLIENT_OPTIONS,
   output: { type: "string", short: "o" },
+  selector: { type: "string", short: "l" },
+  "field-selector": { type: "string" },
+  "show-labels": { type: "boolean" },
+  "no-headers": { type: "boolean" },
   watch: { type: "boolean", short: "w" },
   "output-watch-events": { type: "boolean" },
   "all-namespaces": { type: "boolean", short: "A" },
 } as const;
 
-type Output = "table" | "wide" | "json" | "yaml" | "name";
-
-/** Resource is what `get` needs to know about one kind of object. */
-interface Resource<T> {
-  /** e.g. "pods", used in texts such as `pods "x" not found`. */
-  plural: string;
-  /** e.g. "pod", used in `-o name` output (`pod/web`). */
-  singular: string;
-  list(client: StatusClient, namespace: string | undefined): Promise<T[]>;
-  get(client: StatusClient, namespace: string, name: string): Promise<T>;
-  watch(client: StatusClient, namespace: string | undefined): AsyncIterable<WatchEvent<T>>;
+/** Printer is the CLI's own table printer for a type, used when the server answers no Table. */
+interface Printer<T> {
   headers(wide: boolean, withNamespace: boolean): string[];
   row(object: T, now: number, wide: boolean, withNamespace: boolean): string[];
 }
 
-const PODS: Resource<Pod> = {
-  plural: "pods",
-  singular: "pod",
-  list: (client, ns) => client.listPods(ns),
-  get: (client, ns, name) => client.getPod(ns, name),
-  watch: (client, ns) => client.watchPods(ns),
-  headers: podHeaders,
-  row: podRow,
-};
+const POD_PRINTER: Printer<Pod> = { headers: podHeaders, row: podRow };
 
-const EVENTS: Resource<KubeEvent> = {
-  plural: "events",
-  singular: "event",
-  list: (client, ns) => client.listEvents(ns),
-  get: async (client, ns, name) => {
-    const found = (await client.listEvents(ns)).find((e) => e.metadata.name === name);
-    if (found) return found;
-    throw new ServerStatusError({ kind: "Status", reason: "NotFound", code: 404, message: `events "${name}" not found` });
-  },
-  watch: (client, ns) => client.watchEvents(ns),
+const EVENT_PRINTER: Printer<KubeEvent> = {
   headers: (wide, withNamespace) => [
     ...(withNamespace ? ["NAMESPACE"] : []),
     ...(wide ? ["LAST SEEN", "TYPE", "REASON", "OBJECT", "SUBOBJECT", "SOURCE", "MESSAGE", "FIRST SEEN", "COUNT", "NAME"] : ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]),
   ],
-  row: eventRow,
+  row: (e, now, wide, withNamespace) => eventRow(e, now, wide, withNamespace),
 };
+
+/** METADATA_PRINTER is kubectl's printer for objects it has no columns for: NAME and AGE. */
+const METADATA_PRINTER: Printer<{ metadata?: { name?: string; namespace?: string; creationTimestamp?: string } }> = {
+  headers: (_wide, withNamespace) => [...(withNamespace ? ["NAMESPACE"] : []), "NAME", "AGE"],
+  row: (o, now, _wide, withNamespace) => [...(withNamespace ? [o.metadata?.namespace ?? ""] : []), o.metadata?.name ?? "", timestampSince(o.metadata?.creationTimestamp, now)],
+};
+
+function printerFor(resource: ApiResource): Printer<unknown> {
+  if (resource.plural === "pods") return POD_PRINTER as Printer<unknown>;
+  if (resource.plural === "events") return EVENT_PRINTER as Printer<unknown>;
+  return METADATA_PRINTER as Printer<unknown>;
+}
 
 /** eventRow is one `get events` row as kubectl's printEvent builds it. */
 export function eventRow(e: KubeEvent, now: number, wide = false, withNamespace = false): string[] {
@@ -100,92 +106,151 @@ export async function runGetCommand(argv: readonly string[], ctx: CommandContext
   // kubectl also accepts TYPE/NAME ("pod/web").
   const [first, ...others] = positionals;
   const [type, name, ...extra] = first?.includes("/") ? [first.slice(0, first.indexOf("/")), first.slice(first.indexOf("/") + 1), ...others] : positionals;
-  if (type === undefined) throw new UsageError("you must specify the type of resource to get: pods or events");
-  const resource: Resource<Pod> | Resource<KubeEvent> | undefined = ["pods", "pod", "po"].includes(type) ? PODS : ["events", "event", "ev"].includes(type) ? EVENTS : undefined;
+  if (type === undefined) throw new UsageError("you must specify the type of resource to get: pods, events, configmaps, secrets, namespaces or nodes");
+  const resource = findResource(type);
   if (resource === undefined) throw new UsageError(`the server doesn't have a resource type "${type}"`);
   if (extra.length > 0) throw new UsageError(`get takes at most one NAME, got ${[name, ...extra].join(", ")}`);
-  const output = parseOutput(values.output);
+  const selectors: ListSelectors = {};
+  if (values.selector !== undefined) selectors.labelSelector = values.selector;
+  if (values["field-selector"] !== undefined) selectors.fieldSelector = values["field-selector"];
+  if (name !== undefined && (selectors.labelSelector !== undefined || selectors.fieldSelector !== undefined)) {
+    throw new UsageError("name cannot be provided when a selector is specified");
+  }
+  const format = await parseOutputFormat(values.output);
   const all = values["all-namespaces"] ?? false;
   if (all && name !== undefined) throw new UsageError("a resource cannot be retrieved by name across all namespaces");
   const client = clientFromFlags(values, ctx.signal);
-  const view: View = { output, all, namespace: values.namespace ?? "default", ...(name !== undefined ? { name } : {}), watchEvents: values["output-watch-events"] ?? false };
+  const view: View = {
+    resource, format, selectors, namespace: values.namespace ?? "default", ...(name !== undefined ? { name } : {}),
+    all, withNamespace: all && resource.namespaced,
+    watchEvents: values["output-watch-events"] ?? false, showLabels: values["show-labels"] ?? false, noHeaders: values["no-headers"] ?? false,
+  };
   try {
-    if (values.watch) return await watchResource(resource as Resource<unknown>, client, view, ctx);
-    return await printResource(resource as Resource<unknown>, client, view, ctx);
+    if (values.watch) return await watchResource(client, view, ctx);
+    return await printResource(client, view, ctx);
   } catch (err) {
     return reportClientError(err, ctx.stderr, ctx.signal);
   }
 }
 
 interface View {
-  output: Output;
-  all: boolean;
+  resource: ApiResource;
+  format: OutputFormat;
+  selectors: ListSelectors;
+  /** The namespace of -n (or "default"); not used with --all-namespaces. */
   namespace: string;
   name?: string;
+  all: boolean;
+  /** A NAMESPACE column: --all-namespaces on a namespaced resource. */
+  withNamespace: boolean;
   watchEvents: boolean;
+  showLabels: boolean;
+  noHeaders: boolean;
 }
 
-function parseOutput(value: string | undefined): Output {
-  if (value === undefined) return "table";
-  if (value === "wide" || value === "json" || value === "yaml" || value === "name") return value;
-  throw new UsageError(`unable to match a printer suitable for the output format "${value}", allowed formats are: json,name,wide,yaml`);
+const isTableFormat = (format: OutputFormat): boolean => format.kind === "table" || format.kind === "wide";
+
+/** Fetched is what the server answered: a Table (for table output, when it serves them) and the objects. */
+interface Fetched {
+  table?: ServedTable;
+  objects: unknown[];
 }
 
-async function printResource<T>(resource: Resource<T>, client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
-  const ns = view.all ? undefined : view.namespace;
-  const objects = view.name !== undefined ? [await resource.get(client, view.namespace, view.name)] : await resource.list(client, ns);
+/** fetchObjects GETs the named object or the selected list; events by name are found in the list (the agent serves no single event). */
+async function fetchObjects(client: StatusClient, view: View, asTable: boolean): Promise<Fetched> {
+  const namespace = view.all ? undefined : view.namespace;
+  if (view.name !== undefined && view.resource.plural === "events") {
+    const found = (await client.listEvents(view.namespace)).find((e) => e.metadata.name === view.name);
+    if (found) return { objects: [found] };
+    throw new ServerStatusError({ kind: "Status", reason: "NotFound", code: 404, message: `events "${view.name}" not found` });
+  }
+  const path = resourcePath(view.resource, view.name !== undefined ? view.namespace : namespace, view.name) + (view.name === undefined ? selectorQuery(view.selectors) : "");
+  const answer = await client.getResource(path, asTable);
+  if (isTable(answer)) return { table: answer, objects: answer.rows.map((r) => r.object) };
+  if (view.name !== undefined) return { objects: [answer] };
+  return { objects: (answer as { items?: unknown[] } | null)?.items ?? [] };
+}
+
+async function printResource(client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
+  const { table, objects } = await fetchObjects(client, view, isTableFormat(view.format));
   const now = (ctx.clock ?? systemClock).now();
-  if (view.output === "json" || view.output === "yaml") {
-    const value = view.name !== undefined ? objects[0] : { apiVersion: "v1", items: objects, kind: "List", metadata: { resourceVersion: "" } };
-    ctx.stdout(formatObject(value, view.output));
+  const format = view.format;
+  const value = view.name !== undefined ? objects[0] : { apiVersion: "v1", items: objects, kind: "List", metadata: { resourceVersion: "" } };
+  if (format.kind === "json" || format.kind === "yaml") {
+    ctx.stdout(formatObject(value, format.kind));
     return 0;
   }
-  if (view.output === "name") {
-    ctx.stdout(objects.map((o) => `${resource.singular}/${objectName(o)}\n`).join(""));
+  if (format.kind === "jsonpath") {
+    ctx.stdout(executeJsonPath(format.path, value));
     return 0;
   }
-  if (objects.length === 0) {
-    ctx.stderr(view.all ? "No resources found\n" : `No resources found in ${view.namespace} namespace.\n`);
+  if (format.kind === "name") {
+    ctx.stdout(objects.map((o) => `${view.resource.singular}/${objectName(o)}\n`).join(""));
     return 0;
   }
-  const wide = view.output === "wide";
-  const rows = [resource.headers(wide, view.all), ...objects.map((o) => resource.row(o, now, wide, view.all))];
-  ctx.stdout(formatTable(rows));
+  if (objects.length === 0 && (table?.rows.length ?? 0) === 0) {
+    const scoped = view.all || !view.resource.namespaced;
+    ctx.stderr(scoped ? "No resources found\n" : `No resources found in ${view.namespace} namespace.\n`);
+    return 0;
+  }
+  let rows: string[][];
+  if (format.kind === "custom-columns") rows = [format.columns.map((c) => c.header), ...objects.map((o) => customColumnCells(format.columns, o))];
+  else if (table !== undefined) {
+    const tableView = { wide: format.kind === "wide", withNamespace: view.withNamespace, showLabels: view.showLabels };
+    rows = [tableHeaders(table, tableView), ...tableRows(table, tableView)];
+  } else rows = [headersOf(view), ...objects.map((o) => rowOf(view, o, now))];
+  ctx.stdout(formatTable(view.noHeaders ? rows.slice(1) : rows));
   return 0;
+}
+
+/** headersOf are the CLI printer's titles for a view (LABELS last with --show-labels). */
+function headersOf(view: View): string[] {
+  if (view.format.kind === "custom-columns") return view.format.columns.map((c) => c.header);
+  return [...printerFor(view.resource).headers(view.format.kind === "wide", view.withNamespace), ...(view.showLabels ? ["LABELS"] : [])];
+}
+
+/** rowOf is one object's cells in the CLI printer (or the custom columns). */
+function rowOf(view: View, object: unknown, now: number): string[] {
+  if (view.format.kind === "custom-columns") return customColumnCells(view.format.columns, object);
+  const cells = printerFor(view.resource).row(object, now, view.format.kind === "wide", view.withNamespace);
+  return view.showLabels ? [...cells, formatLabels(objectLabels(object))] : cells;
 }
 
 /**
  * watchResource prints the current table, then a row per change. The watch replays every
  * current object as ADDED first: a replayed object identical to the one just listed is skipped.
  */
-async function watchResource<T>(resource: Resource<T>, client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
-  const ns = view.all ? undefined : view.namespace;
+async function watchResource(client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
+  const namespace = view.all ? undefined : view.namespace;
   const clock = ctx.clock ?? systemClock;
-  const wide = view.output === "wide";
-  const prefix = (type: string): string[] => (view.watchEvents && (view.output === "table" || wide) ? [type] : []);
-  const headers = [...prefix("EVENT"), ...resource.headers(wide, view.all)];
+  const format = view.format;
+  const tabular = isTableFormat(format) || format.kind === "custom-columns";
+  const prefix = (type: string): string[] => (view.watchEvents && tabular ? [type] : []);
+  const headers = [...prefix("EVENT"), ...headersOf(view)];
   // The EVENT column is sized for its longest value from the start; later rows may still widen others.
   const seed = prefix("MODIFIED");
-  const listed = view.name !== undefined ? [await resource.get(client, view.namespace, view.name)] : await resource.list(client, ns);
+  const { objects: listed } = await fetchObjects(client, view, false);
   const seen = new Map(listed.map((o) => [objectName(o, true), JSON.stringify(o)]));
   let columns: Columns | undefined;
-  const print = (type: string, o: T): void => {
-    if (view.output === "json" || view.output === "yaml") return ctx.stdout(formatObject(o, view.output) + (view.output === "yaml" ? "---\n" : ""));
-    if (view.output === "name") return ctx.stdout(`${resource.singular}/${objectName(o)}\n`);
-    const row = [...prefix(type), ...resource.row(o, clock.now(), wide, view.all)];
+  const print = (type: string, o: unknown): void => {
+    if (format.kind === "json" || format.kind === "yaml") return ctx.stdout(formatObject(o, format.kind) + (format.kind === "yaml" ? "---\n" : ""));
+    if (format.kind === "jsonpath") return ctx.stdout(executeJsonPath(format.path, o));
+    if (format.kind === "name") return ctx.stdout(`${view.resource.singular}/${objectName(o)}\n`);
+    const row = [...prefix(type), ...rowOf(view, o, clock.now())];
     if (columns === undefined) {
       columns = new Columns([seed, headers, row]);
-      ctx.stdout(columns.format([headers]));
+      if (!view.noHeaders) ctx.stdout(columns.format([headers]));
     }
     ctx.stdout(columns.format([row]));
   };
-  if (listed.length > 0 && (view.output === "table" || wide)) {
-    const rows = listed.map((o) => [...prefix("ADDED"), ...resource.row(o, clock.now(), wide, view.all)]);
+  if (listed.length > 0 && tabular) {
+    const rows = listed.map((o) => [...prefix("ADDED"), ...rowOf(view, o, clock.now())]);
     columns = new Columns([seed, headers, ...rows]);
-    ctx.stdout(columns.format([headers, ...rows]));
+    ctx.stdout(columns.format(view.noHeaders ? rows : [headers, ...rows]));
   } else for (const o of listed) print("ADDED", o);
+  const path = resourcePath(view.resource, namespace) + selectorQuery(view.selectors, { watch: "true" });
   try {
-    for await (const event of resource.watch(client, ns)) {
+    for await (const event of client.watchResource<unknown>(path)) {
       const key = objectName(event.object, true);
       if (view.name !== undefined && objectName(event.object) !== view.name) continue;
       const text = JSON.stringify(event.object);
@@ -199,7 +264,7 @@ async function watchResource<T>(resource: Resource<T>, client: StatusClient, vie
   return 0;
 }
 
-/** Columns pads rows to widths fixed by the first rows seen (widening when a cell is longer), 3 spaces apart like kubectl. */
+/** Columns pads rows to widths fixed by the first rows seen (widening when a cell is longer), as formatTable does. */
 class Columns {
   private readonly widths: number[] = [];
   constructor(rows: readonly (readonly string[])[]) {
@@ -209,12 +274,12 @@ class Columns {
   format(rows: readonly (readonly string[])[]): string {
     return rows.map((row) => {
       this.widen(row);
-      return row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((this.widths[i] ?? 0) + 3))).join("") + "\n";
+      return row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(this.widths[i] ?? TABLE_MIN_WIDTH))).join("") + "\n";
     }).join("");
   }
 
   private widen(row: readonly string[]): void {
-    row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i] ?? 0, cell.length)));
+    row.forEach((cell, i) => (this.widths[i] = Math.max(this.widths[i] ?? TABLE_MIN_WIDTH, cell.length + TABLE_PADDING)));
   }
 }
 

@@ -43,6 +43,10 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
   logs: { summary: "print or follow a container's log", load: async () => (await import("./logs-command.js")).runLogsCommand },
   apply: { summary: "create pods from manifests (a changed pod is replaced)", load: async () => (await import("./apply-command.js")).runApplyCommand },
   delete: { summary: "delete pods gracefully", load: async () => (await import("./delete-command.js")).runDeleteCommand },
+  kubeconfig: {
+    summary: "print a kubeconfig for the local agent, for kubectl and client libraries",
+    load: async () => (await import("./kubeconfig-command.js")).runKubeconfigCommand,
+  },
   lint: { summary: "warn about risky probe configurations in Pod manifests", load: async () => (await import("./lint-command.js")).runLintCommand },
 };
 

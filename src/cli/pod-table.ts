@@ -20,9 +20,18 @@ export function podHeaders(wide = false, withNamespace = false): string[] {
   return [...(withNamespace ? ["NAMESPACE"] : []), "NAME", "READY", "STATUS", "RESTARTS", "AGE", ...(wide ? ["IP", "NODE"] : [])];
 }
 
-/** formatTable aligns rows into columns separated by three spaces, like kubectl's printers. */
+/**
+ * formatTable aligns rows into columns as kubectl's tab writer does (cli-runtime printers
+ * GetNewTabWriter: padding 3, minimum cell width 6 including the padding).
+ */
 export function formatTable(rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return "";
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]! + 3))).join("")).join("\n") + "\n";
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? TABLE_MIN_WIDTH, cell.length + TABLE_PADDING)));
+  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("")).join("\n") + "\n";
 }
+
+/** TABLE_PADDING is the space between columns. */
+export const TABLE_PADDING = 3;
+/** TABLE_MIN_WIDTH is the narrowest a column is, padding included. */
+export const TABLE_MIN_WIDTH = 6;

@@ -1,6 +1,7 @@
 // `probelet run` as a user runs it: the built CLI with a manifest on stdin.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -35,4 +36,27 @@ test("run prints the probe linter's findings as warnings and runs the pod as it 
   assert.ok(sawPod, run.stdout + run.stderr);
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stderr, /^Warning: STDIN: pod\/risky: spec\.containers\[0\]\.livenessProbe\.failureThreshold: 1 restarts the container after a single failed probe/m);
+});
+
+test("run records its status API URL in the state directory's agent-url while it serves, and removes it on exit", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-run-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const urlFile = join(dir, "state", "agent-url");
+  let served: string | undefined;
+  let recorded: string | undefined;
+  await mkdir(join(dir, "manifests"));
+  const run = await runCli(["run", "--manifests", join(dir, "manifests"), "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state"), "-q"], {
+    onStdout: (soFar, kill) => {
+      const url = /status API (http:\/\/127\.0\.0\.1:\d+)/.exec(soFar)?.[1];
+      if (served === undefined && url !== undefined) {
+        served = url;
+        recorded = existsSync(urlFile) ? readFileSync(urlFile, "utf8") : "(missing)";
+        kill("SIGINT");
+      }
+    },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(served, run.stdout);
+  assert.equal(recorded, `${served}\n`);
+  assert.equal(existsSync(urlFile), false, "the file is gone once the agent stopped");
 });

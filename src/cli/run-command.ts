@@ -14,6 +14,7 @@ import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import { defaultSupervisorPath, supervisorAvailable } from "../runtime/process/supervised-process.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js";
+import { removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
 import { startStatusServer, type StatusServer } from "../server/server.js";
@@ -147,8 +148,11 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       await runtime.close();
       throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
     }
+    // Where `probelet kubeconfig` finds this agent; forgotten once it stops serving.
+    await writeAgentUrl(stateDir, server.url);
     return await runAgent({ values, ctx, runtime, agent, server, manifests, markReady, clock, logger, stateDir, fingerprint: credentials.fingerprint, cluster });
   } finally {
+    await removeAgentUrl(stateDir);
     await lock.release();
   }
 }

@@ -1,6 +1,7 @@
 // The container runtime interface: what the agent asks of a runtime, shaped after the kubelet's
 // use of CRI v1 (RuntimeService) but in domain types only. Two implementations: the embedded
 // process runtime (src/runtime/process/) and containerd over CRI (src/runtime/cri/).
+import type { Readable, Writable } from "node:stream";
 import type { CommandRunner } from "../probe/command-runner.js";
 
 /** Labels are string key/values attached to sandboxes and containers so the agent can find them again. */
@@ -62,6 +63,21 @@ export interface ContainerConfig {
   logPath: string;
   /** resources.limits.memory in bytes (CRI memory_limit_in_bytes); the process runtime has no cgroup to apply it to. */
   memoryLimitBytes?: number;
+  /**
+   * Host files or directories to bind into the container (CRI Mount). The process runtime has no
+   * filesystem view of its own to bind them into and ignores them.
+   */
+  mounts?: Mount[];
+  /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
+  runAsUser?: number;
+}
+
+/** Mount binds a host path into a container (CRI Mount). */
+export interface Mount {
+  /** Where the container sees it; absolute. */
+  containerPath: string;
+  hostPath: string;
+  readonly: boolean;
 }
 
 /** ContainerState mirrors CRI's CONTAINER_CREATED / RUNNING / EXITED / UNKNOWN. */
@@ -108,7 +124,7 @@ export interface SandboxFilter {
 }
 
 /** RuntimeErrorCode classifies runtime failures the agent reacts to. */
-export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
+export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "NetworkNotReady" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
 
 /** RuntimeError is thrown by runtimes; `code` lets the agent pick the kubelet's waiting reason. */
 export class RuntimeError extends Error {
@@ -120,6 +136,44 @@ export class RuntimeError extends Error {
   ) {
     super(message, options);
   }
+}
+
+/** TerminalSize is a terminal's size in character cells (remotecommand TerminalSize). */
+export interface TerminalSize {
+  width: number;
+  height: number;
+}
+
+/** ExecStreamOptions say which streams an interactive exec gets (CRI ExecRequest). */
+export interface ExecStreamOptions {
+  /** Whether the command reads a stdin stream; without it its stdin is empty. */
+  stdin: boolean;
+  /** Whether the command runs on a terminal; stderr is then merged into stdout, as on a terminal. */
+  tty: boolean;
+  /** The terminal's first size, when the client knows it already. */
+  initialSize?: TerminalSize;
+}
+
+/**
+ * ExecSession is one running interactive exec. `exit` resolves with the command's exit code
+ * once it has exited and stdout and stderr have ended; it rejects with a RuntimeError when the
+ * command could not be started or the runtime lost it.
+ */
+export interface ExecSession {
+  /** The command's stdin; end() closes it (the command sees end of file where the runtime can tell it). */
+  stdin: Writable;
+  stdout: Readable;
+  /** With a tty the command's stderr goes to the terminal, hence to stdout. */
+  stderr: Readable;
+  exit: Promise<number>;
+  /** resize sets the terminal's size (tty only; ignored otherwise). */
+  resize(size: TerminalSize): void;
+  /**
+   * kill ends the session (the client went away). Idempotent. The process runtime kills the
+   * command's process group; containerd closes the streams but leaves a command without a tty
+   * running, as it does for kubectl against a cluster.
+   */
+  kill(): void;
 }
 
 /**
@@ -152,6 +206,13 @@ export interface Runtime extends CommandRunner {
    * alone and asks for statuses only of pods that changed).
    */
   relistContainers(): Promise<ContainerSummary[]>;
+
+  /**
+   * execStream starts argv in a running container with streams attached (CRI Exec, for
+   * `kubectl exec`). It rejects with a RuntimeError NotFound when the container is unknown or
+   * not running.
+   */
+  execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;

@@ -165,7 +165,8 @@ export class FakeAgentApi implements AgentApi {
     if (container === undefined) {
       throw new ApiError("BadRequest", `a container name must be specified for pod ${request.name}, choose one of: [${names.join(" ")}]`);
     }
-    if (!names.includes(container)) throw new ApiError("BadRequest", `container ${container} is not valid for pod ${request.name}`);
+    const initNames = (pod.spec.initContainers ?? []).map((c) => c.name);
+    if (!names.includes(container) && !initNames.includes(container)) throw new ApiError("BadRequest", `container ${container} is not valid for pod ${request.name}`);
     const logKey = key(request.namespace, request.name, container) + (request.previous === true ? "/previous" : "");
     this.activeLogReaders++;
     try {

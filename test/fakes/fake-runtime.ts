@@ -7,6 +7,7 @@ import {
   type ContainerFilter,
   type ContainerInfo,
   type ContainerSummary,
+  type ExecSession,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -137,6 +138,11 @@ export class FakeRuntime implements Runtime {
     this.calls.push(`exec ${c.name}#${c.attempt} ${argv.join(" ")}`);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
     return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
+  }
+  /** execStream is not scripted: agent tests never stream an exec. */
+  async execStream(id: string): Promise<ExecSession> {
+    this.guard();
+    throw new RuntimeError("Unknown", `FakeRuntime does not stream exec (container ${id})`);
   }
   async close(): Promise<void> {}
 

@@ -102,6 +102,17 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
   assert.equal(containerConfig(container, pod).linux.resources, undefined);
 });
 
+test("containerConfig passes the termination message mount and runAsUser (CRI mounts, run_as_user), and neither when unset", () => {
+  const mount = { containerPath: "/dev/termination-log", hostPath: "/state/pods/ns_p_u/app/0.termination-log", readonly: false };
+  const withBoth = containerConfig({ ...container, mounts: [mount], runAsUser: 10000 }, pod);
+  assert.deepEqual(withBoth.mounts, [{ container_path: "/dev/termination-log", host_path: "/state/pods/ns_p_u/app/0.termination-log", readonly: false }]);
+  assert.deepEqual(withBoth.linux.security_context.run_as_user, { value: "10000" });
+  const plain = containerConfig(container, pod);
+  assert.equal(plain.mounts, undefined);
+  assert.equal(plain.linux.security_context.run_as_user, undefined);
+  assert.deepEqual(containerConfig({ ...container, runAsUser: 0 }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
+});
+
 test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {
   const status: CriContainerStatus = {
     id: "c1",

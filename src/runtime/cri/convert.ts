@@ -80,9 +80,13 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     log_path: config.logPath,
+    ...(config.mounts?.length ? { mounts: config.mounts.map((m) => ({ container_path: m.containerPath, host_path: m.hostPath, readonly: m.readonly })) } : {}),
     linux: {
       ...(config.memoryLimitBytes ? { resources: { memory_limit_in_bytes: String(config.memoryLimitBytes) } } : {}),
-      security_context: { namespace_options: namespaceOptions(sandbox.hostNetwork) },
+      security_context: {
+        namespace_options: namespaceOptions(sandbox.hostNetwork),
+        ...(config.runAsUser !== undefined ? { run_as_user: { value: String(config.runAsUser) } } : {}),
+      },
     },
   };
 }

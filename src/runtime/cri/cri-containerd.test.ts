@@ -199,7 +199,7 @@ test("pod network: a pod IP from the CNI subnet, or without a CNI config \"netwo
   const started = performance.now();
   await assert.rejects(
     pods.newPod(t, { hostNetwork: false }),
-    rejectsWith("CreateFailed", /^network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:.*cni/),
+    rejectsWith("NetworkNotReady", /^network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:.*cni/),
   );
   assert.ok(performance.now() - started < 5_000);
   assert.deepEqual(await pods.leftoverCgroups(env?.cgroupPrefix ?? ""), [], "a failed sandbox leaves no pod cgroup");

@@ -14,6 +14,8 @@ import {
   type ContainerFilter,
   type ContainerInfo,
   type ContainerSummary,
+  type ExecSession,
+  type ExecStreamOptions,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -33,6 +35,7 @@ import {
   sandboxStatus,
 } from "./convert.js";
 import { removePodCgroup } from "./pod-cgroups.js";
+import { startCriExec } from "./cri-exec-stream.js";
 
 /** KUBE_RUNTIME_API_VERSION is the version the kubelet sends in VersionRequest. */
 export const KUBE_RUNTIME_API_VERSION = "0.1.0";
@@ -226,6 +229,11 @@ export class CriRuntime implements Runtime {
     }
   }
 
+  /** execStream is CRI Exec: streams through containerd's streaming server (see cri-exec-stream.ts for what v4 cannot do). */
+  async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
+    return startCriExec(this.client, containerId, argv, options);
+  }
+
   /** close closes the gRPC channel only; containers and sandboxes keep running. */
   async close(): Promise<void> {
     this.client.close();
@@ -237,7 +245,7 @@ export class CriRuntime implements Runtime {
     const network = status?.conditions.find((c) => c.type === "NetworkReady");
     if (network && !network.status) {
       throw new RuntimeError(
-        "CreateFailed",
+        "NetworkNotReady",
         `network is not ready: container runtime network not ready: NetworkReady=false reason:${network.reason} message:${network.message}`,
       );
     }

@@ -61,7 +61,8 @@ export interface CriContainerConfig {
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;
-  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption } };
+  mounts?: { container_path: string; host_path: string; readonly: boolean }[];
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 } } };
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
@@ -158,6 +159,7 @@ export interface CriMethods {
   ListContainers: [{ filter?: CriContainerFilter }, { containers: CriContainer[] }];
   ContainerStatus: [{ container_id: string; verbose?: boolean }, { status: CriContainerStatus | null; info: Record<string, string> }];
   ExecSync: [{ container_id: string; cmd: string[]; timeout: Int64 }, { stdout: Buffer; stderr: Buffer; exit_code: number }];
+  Exec: [{ container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];
   ImageStatus: [{ image: { image: string }; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
 }

@@ -15,6 +15,8 @@ import {
   type ContainerFilter,
   type ContainerInfo,
   type ContainerSummary,
+  type ExecSession,
+  type ExecStreamOptions,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -26,6 +28,7 @@ import { ContainerProcess, type ProcessStarter } from "./container-process.js";
 import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
 import { validateContainerConfig } from "./validate-config.js";
+import { startProcessExec } from "./process-exec-stream.js";
 import { GroupRecords } from "./group-records.js";
 import { containerRecord, RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
 import { restoreContainer } from "./container-adoption.js";
@@ -271,6 +274,12 @@ export class ProcessRuntime implements Runtime {
     await this.ready;
     const { env, cwd } = this.runningContainer(containerId).execContext;
     return this.runner.run(argv, { env, cwd, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+  }
+
+  /** execStream starts argv on the host with the container's env and working dir, streams attached (CRI Exec). */
+  async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
+    await this.ready;
+    return startProcessExec(argv, this.runningContainer(containerId).execContext, options, this.clock);
   }
 
   /**

@@ -1,0 +1,37 @@
+// The file in which a running agent records the URL of its status API, so that clients on the
+// same machine (`probelet kubeconfig`) find an agent that listens on a port chosen at start.
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** AGENT_URL_FILE is the file's name inside the state directory. */
+export const AGENT_URL_FILE = "agent-url";
+
+/** A recorded URL longer than this is not an agent's URL: reading it fails. */
+const MAX_URL_LENGTH = 2048;
+
+/** agentUrlPath is where the agent of stateDir records its URL. */
+export function agentUrlPath(stateDir: string): string {
+  return join(stateDir, AGENT_URL_FILE);
+}
+
+/** writeAgentUrl records the agent's URL (one line, mode 0600 like the token beside it). */
+export async function writeAgentUrl(stateDir: string, url: string): Promise<void> {
+  await writeFile(agentUrlPath(stateDir), `${url}\n`, { mode: 0o600 });
+}
+
+/** removeAgentUrl forgets the recorded URL when the agent stops serving; a missing file is fine. */
+export async function removeAgentUrl(stateDir: string): Promise<void> {
+  await rm(agentUrlPath(stateDir), { force: true });
+}
+
+/** readAgentUrl reads the recorded URL; undefined when no agent of stateDir is running. */
+export async function readAgentUrl(stateDir: string): Promise<string | undefined> {
+  const text = await readFile(agentUrlPath(stateDir), "utf8").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    throw err;
+  });
+  if (text === undefined) return undefined;
+  const url = text.trim();
+  if (url.length > MAX_URL_LENGTH || !/^https?:\/\/\S+$/.test(url)) throw new Error(`${agentUrlPath(stateDir)} does not hold an agent URL`);
+  return url;
+}

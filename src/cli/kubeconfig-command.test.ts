@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { mkdtemp, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import { parse } from "yaml";
+import { captureContext } from "../../test/cli-harness.js";
+import { UsageError } from "./args.js";
+import { readAgentUrl, removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
+import { runKubeconfigCommand } from "./kubeconfig-command.js";
+
+type Kubeconfig = {
+  kind: string;
+  "current-context": string;
+  clusters: { name: string; cluster: { server: string; "certificate-authority-data"?: string } }[];
+  users: { name: string; user: { tokenFile: string; token?: string } }[];
+  contexts: { name: string; context: { cluster: string; user: string; namespace: string } }[];
+};
+
+async function stateDir(t: TestContext): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-kubeconfig-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, "agent-token"), "secret-token-value\n", { mode: 0o600 });
+  return dir;
+}
+
+test("kubeconfig for an http agent names the recorded URL, the token file and the default namespace, and no token", async (t) => {
+  const dir = await stateDir(t);
+  await writeAgentUrl(dir, "http://127.0.0.1:41234");
+  const { ctx, out, err } = captureContext();
+  assert.equal(await runKubeconfigCommand(["--state-dir", dir], ctx), 0, err());
+  const config = parse(out()) as Kubeconfig;
+  assert.equal(config.kind, "Config");
+  assert.equal(config["current-context"], "probelet");
+  assert.deepEqual(config.clusters, [{ name: "probelet", cluster: { server: "http://127.0.0.1:41234" } }]);
+  assert.deepEqual(config.users, [{ name: "probelet", user: { tokenFile: join(dir, "agent-token") } }]);
+  assert.deepEqual(config.contexts, [{ name: "probelet", context: { cluster: "probelet", user: "probelet", namespace: "default" } }]);
+  assert.doesNotMatch(out(), /secret-token-value/);
+});
+
+test("kubeconfig for an https agent carries the state directory's certificate as certificate-authority-data", async (t) => {
+  const dir = await stateDir(t);
+  await mkdir(join(dir, "pki"));
+  const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  await writeFile(join(dir, "pki", "probelet.crt"), pem);
+  const { ctx, out } = captureContext();
+  assert.equal(await runKubeconfigCommand(["--state-dir", dir, "--server", "https://0.0.0.0:10443", "-n", "prod"], ctx), 0);
+  const config = parse(out()) as Kubeconfig;
+  const cluster = config.clusters[0]?.cluster;
+  assert.equal(cluster?.server, "https://127.0.0.1:10443", "a listen-everywhere address becomes loopback");
+  assert.equal(Buffer.from(cluster?.["certificate-authority-data"] ?? "", "base64").toString(), pem);
+  assert.equal(config.contexts[0]?.context.namespace, "prod");
+});
+
+test("kubeconfig -o FILE writes the file with mode 0600, also over a wider existing file", async (t) => {
+  const dir = await stateDir(t);
+  await writeAgentUrl(dir, "http://127.0.0.1:41234");
+  const file = join(dir, "kubeconfig");
+  await writeFile(file, "old", { mode: 0o644 });
+  const { ctx, out } = captureContext();
+  assert.equal(await runKubeconfigCommand(["--state-dir", dir, "-o", file], ctx), 0);
+  assert.equal(out(), "");
+  assert.equal((await stat(file)).mode & 0o777, 0o600);
+  assert.equal((parse(await readFile(file, "utf8")) as Kubeconfig).clusters[0]?.cluster.server, "http://127.0.0.1:41234");
+});
+
+test("kubeconfig without a running agent, with an unreadable token or a bad URL fails with a clear error", async (t) => {
+  const dir = await stateDir(t);
+  const none = captureContext();
+  assert.equal(await runKubeconfigCommand(["--state-dir", dir], none.ctx), 1);
+  assert.match(none.err(), /^error: no running agent recorded its URL in .*: start "probelet run"/);
+  await assert.rejects(runKubeconfigCommand(["--state-dir", dir, "--server", "ftp://x"], captureContext().ctx), UsageError);
+  await assert.rejects(runKubeconfigCommand(["--state-dir", dir, "--token", "t"], captureContext().ctx), /--token would show the token/);
+  await assert.rejects(runKubeconfigCommand(["--state-dir", dir, "--server", "http://127.0.0.1:1", "--token-file", join(dir, "missing")], captureContext().ctx), /cannot read the agent's token .*missing/);
+});
+
+test("the agent URL file is written, read back and removed; a corrupt one is refused", async (t) => {
+  const dir = await stateDir(t);
+  assert.equal(await readAgentUrl(dir), undefined);
+  await writeAgentUrl(dir, "https://[::1]:10255");
+  assert.equal(await readAgentUrl(dir), "https://[::1]:10255");
+  assert.equal((await stat(join(dir, "agent-url"))).mode & 0o777, 0o600);
+  await removeAgentUrl(dir);
+  assert.equal(await readAgentUrl(dir), undefined);
+  await writeFile(join(dir, "agent-url"), "not a url");
+  await assert.rejects(readAgentUrl(dir), /does not hold an agent URL/);
+});

@@ -1,0 +1,104 @@
+// `probelet kubeconfig`: a kubeconfig for the running local agent, so kubectl and client libraries
+// reach it with `kubectl --kubeconfig <(probelet kubeconfig) get pods` or KUBECONFIG=FILE.
+import { access, open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { resolve } from "node:path";
+import { tokenPath } from "../server/agent-token.js";
+import { servingCertPath } from "../server/serving-cert.js";
+import { readSmallFile } from "../util/read-bounded-file.js";
+import { UsageError } from "./args.js";
+import { readAgentUrl } from "./agent-url-file.js";
+import { parseCommandArgs } from "./client.js";
+import { defaultStateDir } from "./client-credentials.js";
+import { buildKubeconfig, clientServerUrl } from "./kubeconfig.js";
+import type { CommandContext } from "./probe-command.js";
+
+/** KUBECONFIG_HELP is the text of `probelet kubeconfig --help`. */
+export const KUBECONFIG_HELP = `Usage:
+  probelet kubeconfig [--state-dir DIR] [--server URL] [--token-file FILE]
+                      [--certificate-authority FILE] [-n NS] [-o FILE]
+
+Prints a kubeconfig for the local agent (or writes it to FILE, mode 0600):
+  kubectl --kubeconfig <(probelet kubeconfig) get pods
+  probelet kubeconfig -o ~/.kube/probelet && KUBECONFIG=~/.kube/probelet kubectl get pods
+
+The server is the URL the running agent recorded in its state directory (or --server). The user
+authenticates with tokenFile: the path of the agent's token, never the token itself. For an
+https:// agent the state directory's serving certificate is the certificate authority.
+
+Flags:
+      --state-dir DIR       the agent's state directory (default $PROBELET_STATE_DIR or
+                            ~/.local/state/probelet)
+      --server URL          the agent's URL, when it is not the recorded one
+      --token-file FILE     the token file (default: the state directory's agent-token)
+      --certificate-authority FILE
+                            the CA to trust (default: the state directory's pki/probelet.crt)
+  -n, --namespace NS        the context's namespace (default "default")
+  -o, --output FILE         write the kubeconfig to FILE (mode 0600) instead of stdout
+  -h, --help                show this help
+`;
+
+const OPTIONS = {
+  "state-dir": { type: "string" },
+  server: { type: "string" },
+  token: { type: "string" },
+  "token-file": { type: "string" },
+  "certificate-authority": { type: "string" },
+  namespace: { type: "string", short: "n" },
+  output: { type: "string", short: "o" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Certificate bundles larger than this are refused (as the client refuses them). */
+const MAX_CA_BYTES = 1024 * 1024;
+
+/** runKubeconfigCommand runs `probelet kubeconfig ARGS…`: exit 0, 1 when no agent is found or a file cannot be read or written. */
+export async function runKubeconfigCommand(argv: readonly string[], ctx: CommandContext): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (values.help) {
+    ctx.stdout(KUBECONFIG_HELP);
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`kubeconfig takes no arguments, got ${positionals.join(", ")}`);
+  if (values.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE");
+  const stateDir = values["state-dir"] !== undefined ? resolve(values["state-dir"]) : defaultStateDir();
+  const server = values.server ?? (await readAgentUrl(stateDir));
+  if (server === undefined) {
+    ctx.stderr(`error: no running agent recorded its URL in ${stateDir}: start "probelet run" (with --state-dir ${stateDir}) or pass --server URL\n`);
+    return 1;
+  }
+  const url = checkServer(server);
+  const tokenFile = resolve(values["token-file"] ?? tokenPath(stateDir));
+  await access(tokenFile, constants.R_OK).catch(() => {
+    throw new Error(`cannot read the agent's token ${tokenFile}: pass --token-file FILE for an agent started with its own token`);
+  });
+  const caFile = values["certificate-authority"] ?? (url.startsWith("https:") ? servingCertPath(stateDir) : undefined);
+  const ca = caFile === undefined ? undefined : Buffer.from(await readSmallFile(caFile, MAX_CA_BYTES));
+  const text = buildKubeconfig({ server: url, tokenFile, namespace: values.namespace ?? "default", ...(ca !== undefined ? { certificateAuthority: ca } : {}) });
+  if (values.output === undefined) ctx.stdout(text);
+  else await writePrivateFile(values.output, text);
+  return 0;
+}
+
+function checkServer(server: string): string {
+  const bad = new UsageError(`invalid server URL "${server}": want an http:// or https:// URL`);
+  let parsed: URL;
+  try {
+    parsed = new URL(server);
+  } catch {
+    throw bad;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw bad;
+  return clientServerUrl(server);
+}
+
+/** writePrivateFile writes text readable by its owner only, also when the file existed with a wider mode. */
+async function writePrivateFile(path: string, text: string): Promise<void> {
+  const handle = await open(path, "w", 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+}
