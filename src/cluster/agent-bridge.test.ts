@@ -11,7 +11,7 @@ function pod(name: string, extra: Partial<Pod["metadata"]> = {}, status?: Pod["s
   return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "default", uid: `uid-${name}`, ...extra }, spec: { containers: [{ name: "app", image: "busybox" }] }, ...(status ? { status } : {}) };
 }
 
-function setup(admit: (p: Pod) => AdmitResult = (p) => ({ ok: true, pod: p })) {
+function setup(admit: (p: Pod) => AdmitResult = (p) => ({ ok: true, pod: p }), mirrorDeleting: (p: Pod) => void = () => undefined) {
   const calls: string[] = [];
   const sunk: Pod[] = [];
   const terminated: Pod[] = [];
@@ -31,6 +31,7 @@ function setup(admit: (p: Pod) => AdmitResult = (p) => ({ ok: true, pod: p })) {
     },
     sink: { statusChanged: (p) => sunk.push(p), podTerminated: (p) => terminated.push(p) },
     staticPods: (e) => statics.push(`${e.type} ${e.object.metadata.name ?? ""}`),
+    mirrorDeleting,
     logger: silentLogger,
   });
   return { bridge, calls, sunk, terminated, statics, emit: (e: WatchEvent<Pod>) => watcher(e) };
@@ -58,9 +59,12 @@ test("a pod the agent cannot admit is reported Failed with UnexpectedAdmissionEr
   assert.equal(sunk[0]!.status?.message, "Pod was rejected: spec.containers[0].livenessProbe: Required value: must specify a handler type");
 });
 
-test("mirror pods and pods the API server shows finished are not run, and a pod the agent never had is not deleted", () => {
-  const { bridge, calls } = setup();
+test("mirror pods and pods the API server shows finished are not run, a deleted mirror goes to the mirror client, and a pod the agent never had is not deleted", () => {
+  const deleting: string[] = [];
+  const { bridge, calls } = setup(undefined, (p) => deleting.push(p.metadata.name ?? ""));
   bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("mirror", { annotations: { [MIRROR_ANNOTATION]: "h" } }), pod("done", {}, { phase: "Succeeded" })] });
   bridge.handle({ op: "REMOVE", source: "apiserver", pods: [pod("stranger")] });
+  bridge.handle({ op: "DELETE", source: "apiserver", pods: [pod("mirror", { annotations: { [MIRROR_ANNOTATION]: "h" }, deletionTimestamp: "2026-01-01T00:00:00Z" })] });
   assert.deepEqual(calls, []);
+  assert.deepEqual(deleting, ["mirror"]);
 });

@@ -24,6 +24,8 @@ export interface AgentBridgeOptions {
   staticPods?: (event: WatchEvent<Pod>) => void;
   /** Told when a mirror pod left the API server. */
   mirrorRemoved?: (pod: Pod) => void;
+  /** Told when the API server started deleting a mirror pod. */
+  mirrorDeleting?: (pod: Pod) => void;
   logger: Logger;
 }
 
@@ -47,6 +49,10 @@ export class AgentBridge {
           this.add(pod, update.source);
           break;
         case "DELETE":
+          if (isMirrorPod(pod)) {
+            this.options.mirrorDeleting?.(pod);
+            break;
+          }
           this.add(pod, update.source);
           this.remove(pod, pod.metadata.deletionGracePeriodSeconds ?? undefined);
           break;

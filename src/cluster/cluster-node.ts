@@ -55,7 +55,7 @@ export class ClusterNode {
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
     this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
-    this.bridge = new AgentBridge({ agent, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), logger: logger.child("pods") });
+    this.bridge = new AgentBridge({ agent, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), logger: logger.child("pods") });
     this.pods = new ApiPodSource({ client: this.client, nodeName: identity.name, clock, logger: logger.child("source"), listener: (u) => this.bridge.handle(u) });
     this.events = new EventSink({ client: this.client, store: agent.events, clock, logger: logger.child("events") });
   }

@@ -83,6 +83,16 @@ export class MirrorPods {
     });
   }
 
+  /**
+   * mirrorDeleting is told that the API server started deleting a mirror pod (a user, or its
+   * namespace going away): the node removes it at once (kubelet syncPod deletes a mirror pod that
+   * has a deletionTimestamp), and makes it again on the static pod's next change.
+   */
+  mirrorDeleting(mirror: Pod): void {
+    if (this.closed) return;
+    void this.deleteMirror(mirror, mirror.metadata.uid ?? "").then(() => this.mirrorGone(mirror));
+  }
+
   /** close stops creating, updating and deleting mirror pods (they stay for the next agent, as the kubelet leaves them). */
   close(): void {
     this.closed = true;

@@ -92,7 +92,8 @@ spec:
 
 after(async () => {
   if (skip) return;
-  await kubectl(env.adminKubeconfig, ["delete", "namespace", NAMESPACE, "--wait=false"]);
+  // While the agents run, so that they finish the namespace's pods and remove their mirror pods.
+  await kubectl(env.adminKubeconfig, ["delete", "namespace", NAMESPACE, "--timeout=25s"]);
   await nodeA?.destroy();
   await nodeB?.destroy();
   await criNode?.destroy();
