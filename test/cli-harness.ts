@@ -75,9 +75,12 @@ export function captureContext(clock?: Clock): { ctx: CommandContext; out: () =>
   return { ctx, out: () => out, err: () => err, abort: () => controller.abort() };
 }
 
-/** serveAgentApi serves an AgentApi (usually a fake) on a loopback port until the test ends. */
-export async function serveAgentApi(t: TestContext, api: AgentApi): Promise<StatusServer> {
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
+/**
+ * serveAgentApi serves an AgentApi (usually a fake) on a loopback port until the test ends;
+ * `clock` is the server's (Table ages are computed with its now()).
+ */
+export async function serveAgentApi(t: TestContext, api: AgentApi, clock?: Clock): Promise<StatusServer> {
+  const server = await startStatusServer(api, { listen: "127.0.0.1:0", ...(clock !== undefined ? { clock } : {}) });
   t.after(() => server.close());
   return server;
 }
@@ -102,10 +105,11 @@ const MAX_FRONT_BODY_BYTES = 4 * 1024 * 1024;
  * serveSelectingAgentApi serves an AgentApi (usually a fake) behind a loopback front that
  * records each request's query parameters and narrows pod and event lists and watches by
  * `labelSelector` and `fieldSelector` with the API server's parsers (a bad selector is the API
- * server's 400), whether or not the status server behind it applies them too.
+ * server's 400), whether or not the status server behind it applies them too. `clock` is the
+ * status server's (serveAgentApi).
  */
-export async function serveSelectingAgentApi(t: TestContext, api: AgentApi): Promise<SelectingServer> {
-  const upstream = await serveAgentApi(t, api);
+export async function serveSelectingAgentApi(t: TestContext, api: AgentApi, clock?: Clock): Promise<SelectingServer> {
+  const upstream = await serveAgentApi(t, api, clock);
   const requests: RecordedRequest[] = [];
   const front = createServer((req, res) => {
     forward(upstream.url, req, res, requests).catch((err: unknown) => {

@@ -1,7 +1,10 @@
-// The agent's surface for its status API and CLI: pods with status, events, logs, and
-// the create/delete operations, in core/v1 shapes. The HTTP server (src/server/) depends on
-// this interface only, never on the agent's internals.
-import type { ObjectMeta, Pod } from "../api/types.js";
+// The agent's surface for its status API and CLI: the object store that holds pods, events and
+// the other resources, plus the node-only functions (logs, probe history, metrics, health).
+// The HTTP server (src/server/) depends on this interface only, never on the agent's internals.
+import type { ObjectMeta } from "../api/types.js";
+import type { ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
@@ -93,22 +96,11 @@ export interface LogRequest {
   signal?: AbortSignal;
 }
 
-/** AgentApi is what the status API and the CLI need from a running agent. */
-export interface AgentApi {
-  /** listPods returns pods with status, optionally of one namespace, sorted by namespace/name. */
-  listPods(namespace?: string): Pod[];
-  /** getPod returns one pod with status or throws ApiError NotFound. */
-  getPod(namespace: string, name: string): Pod;
-  /** createPod validates, admits and starts a pod; throws ApiError Invalid/AlreadyExists/BadRequest. */
-  createPod(input: unknown, namespace?: string): Pod;
-  /** deletePod starts graceful deletion and returns the pod as it is now; throws NotFound. */
-  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod;
-  /** listEvents returns events, optionally of one namespace and/or one involved object name. */
-  listEvents(namespace?: string, involvedName?: string): KubeEvent[];
-  /** watchPods calls back on every pod change; returns an unsubscribe function. */
-  watchPods(listener: (event: WatchEvent<Pod>) => void): () => void;
-  /** watchEvents calls back on every new or updated event; returns an unsubscribe function. */
-  watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void;
+/**
+ * NodeApi is what only the node can answer: container logs, exec, probe history, metrics and
+ * health (the kubelet's own endpoints). Pods, events and every other object are in the store.
+ */
+export interface NodeApi {
   /** readLogs streams a container's log as plain text lines (CRI framing removed). Throws ApiError. */
   readLogs(request: LogRequest): AsyncIterable<string>;
   /** probeHistory returns a pod's last probes, oldest first; throws ApiError NotFound. */
@@ -119,4 +111,14 @@ export interface AgentApi {
   agentMetrics(): Promise<string>;
   /** healthz reports whether the agent's sync loop is alive. */
   healthz(): { ok: boolean; message: string };
+  /** execContainer finds the running container an exec goes into, or the Status refusing it. */
+  execContainer(namespace: string, pod: string, container?: string): ExecContainer | ExecStatus;
+}
+
+/** AgentApi is what the status server serves: the object store of the Kubernetes API and the node's own functions. */
+export interface AgentApi extends NodeApi {
+  /** The objects of every served resource; the agent reads its pods from here and writes their status back. */
+  readonly store: ObjectStore;
+  /** The node the agent runs as (pods created through the API are bound to it). */
+  readonly nodeName: string;
 }

@@ -147,16 +147,3 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
   assert.equal(agent.probeManager.workerCount(), 0);
   await agent.close();
 });
-
-test("createPod through the API: validation errors become an Invalid ApiError; duplicates AlreadyExists", async () => {
-  const { clock, agent } = startAgentOnFakes();
-  assert.throws(
-    () => agent.createPod({ metadata: { name: "x" }, spec: { containers: [{ name: "c", command: ["a"], readinessProbe: { exec: { command: ["a"] }, terminationGracePeriodSeconds: 3 } }] } }, "default"),
-    (err: Error & { reason?: string }) => err.reason === "Invalid" && err.message.includes("must not be set for readinessProbes"),
-  );
-  agent.createPod({ metadata: { name: "y" }, spec: { containers: [{ name: "c", command: ["a"] }] } }, "default");
-  assert.throws(() => agent.createPod({ metadata: { name: "y" }, spec: { containers: [{ name: "c", command: ["a"] }] } }, "default"), /already exists/);
-  assert.throws(() => agent.createPod({ metadata: { name: "z" }, spec: { containers: [{ name: "c", bogus: 1 }] } }, "default"), /unknown field/);
-  await tick(clock);
-  await agent.close();
-});

@@ -1,15 +1,18 @@
-// Agent: the node agent. It admits pods (manifests, API), reconciles each through its pod
-// worker, reacts to probe results as the kubelet's sync loop does (§G.1), and serves its state
-// through AgentApi. Runtime-agnostic: it talks to a Runtime only.
-import { randomUUID } from "node:crypto";
+// Agent: the node agent, shaped as the kubelet: the object store (the API server's part) owns
+// pod specs, the agent owns their status. It runs the pods of its sources (manifests, and the
+// store's pods bound to its node), reconciles each through its pod worker, reacts to probe
+// results as the kubelet's sync loop does (§G.1), writes pod status and events into the store,
+// and removes a deleted API pod from the store once it has terminated. Runtime-agnostic: it
+// talks to a Runtime only.
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
-import { decodeValue } from "../api/decode.js";
-import { defaultAndValidatePod } from "../api/validation.js";
-import { formatFieldErrorBody, formatFieldErrors, formatInvalidObject } from "../api/field-errors.js";
-import { podSchema } from "../api/schema.js";
-import type { CommandRunner } from "../probe/command-runner.js";
+import { sameJson } from "../apiserver/resources/canonical-json.js";
+import { PODS } from "../apiserver/resources/pods.js";
+import { newApiStore } from "../apiserver/resources/registry.js";
+import { deleteObject } from "../apiserver/rest/object-deletes.js";
+import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
+import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
@@ -19,15 +22,23 @@ import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "./agent-api.js";
+import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
+import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
+import { apiPodsToSave, ensureNamespace, removeStoredPod, specOf, writePodStatus } from "./pod-store-sync.js";
+import { StoreView } from "./store-view.js";
+import { execContainerOf } from "./exec-target.js";
+import type { ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import { fullIdRunner } from "./full-id-runner.js";
+import { registerNode, reportRuntimeVersion } from "./node-registration.js";
+import { syncLoopHealth } from "./sync-loop-health.js";
+import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
 import { AgentMetrics } from "./agent-metrics.js";
-import { formatGoDuration } from "../probe/go-duration.js";
-import { formatRuntimeErrors, RuntimeState, SYNC_LOOP_HEALTH_THRESHOLD_MS } from "./runtime-state.js";
+import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
-import { podUidFor } from "./pod-uid.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
@@ -60,14 +71,16 @@ export interface AgentOptions {
   probeCloseMode?: CloseMode;
 }
 
-/** AdmitResult is the outcome of admitting one manifest pod. */
-export type AdmitResult = { ok: true; pod: Pod } | { ok: false; name: string; errors: string[] };
+export type { AdmitResult } from "./pod-admission.js";
 
 /** Agent runs pods on one runtime with the kubelet's lifecycle. */
-export class Agent implements AgentApi {
+export class Agent extends StoreView implements AgentApi {
   readonly probeManager: ProbeManager;
   readonly statusManager: StatusManager;
   readonly events: EventStore;
+  /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
+  readonly store: ObjectStore;
+  readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history = new ProbeHistory();
@@ -77,10 +90,8 @@ export class Agent implements AgentApi {
   private readonly logger: Logger;
   private readonly runtime: Runtime;
   private readonly workers = new Map<string, PodWorker>();
-  private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
-  private readonly published = new Map<string, string>();
-  /** The last relist's container signature per sandbox. */
-  private readonly relisted = new Map<string, string>();
+  /** Stops the API pod source and the namespace controller. */
+  private readonly stopWatches: (() => void)[] = [];
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   /** The container garbage collection in progress, if any. */
@@ -90,27 +101,30 @@ export class Agent implements AgentApi {
   /** The owner label value of what this agent creates in the runtime (agent-id.ts). */
   private readonly agentId: string;
   private lastResync = 0;
-  private readonly runtimeState = new RuntimeState();
-  /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
-  private runtimeDownSince: number | undefined;
+  /** The relist and the runtime's health (pleg.ts). */
+  private readonly pleg: Pleg;
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
-  private readonly store: StateStore;
+  private readonly state: StateStore;
   /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
   private closing = false;
 
   constructor(private readonly options: AgentOptions) {
+    super();
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger;
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
     this.runtime = options.runtime;
+    this.pleg = new Pleg(this.runtime, this.clock, this.logger);
     this.logRoot = `${options.stateDir}/pods`;
     this.agentId = agentIdFor(options.stateDir);
-    const nodeName = options.nodeName ?? hostname();
-    this.events = new EventStore(this.clock, nodeName);
+    const nodeName = (this.nodeName = options.nodeName ?? hostname());
+    this.store = newApiStore();
+    registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
+    this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
     this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
     const runner = fullIdRunner(this.runtime);
@@ -142,9 +156,13 @@ export class Agent implements AgentApi {
       nodeName,
       agentId: this.agentId,
     });
-    this.store = new StateStore(options.stateDir, this.logger.child("state"));
+    this.state = new StateStore(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
+    this.stopWatches.push(
+      watchApiPods(this.store, nodeName, { add: (pod) => this.runApiPod(pod), update: (pod) => this.updateApiPod(pod), remove: (pod) => this.apiPodRemoved(pod) }),
+      startNamespaceController(this.store, this.clock),
+    );
   }
 
   /** wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write status then sync. */
@@ -168,9 +186,13 @@ export class Agent implements AgentApi {
     this.workers.get(uid)?.queueSync();
   }
 
-  /** start launches the periodic resync loop. Idempotent. */
+  /** start launches the periodic resync loop and reports the runtime's version on the Node object. Idempotent. */
   start(): void {
-    this.loop ??= this.resyncLoop();
+    if (this.loop !== undefined) return;
+    this.loop = this.resyncLoop();
+    reportRuntimeVersion(this.store, this.nodeName, this.runtime).catch((err: unknown) =>
+      this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
+    );
   }
 
   /**
@@ -179,9 +201,9 @@ export class Agent implements AgentApi {
    * that were created through the API (which are admitted again). Call before adding manifests.
    */
   async restore(): Promise<void> {
-    this.saved = await this.store.loadStatuses();
-    for (const pod of await this.store.loadApiPods()) {
-      const result = this.admit(pod, "api", pod.metadata.uid);
+    this.saved = await this.state.loadStatuses();
+    for (const pod of await this.state.loadApiPods()) {
+      const result = createApiPod(this.store, pod, this.nodeName, { restore: true });
       if (!result.ok) this.logger.warn("Dropping a saved API pod that no longer validates", { pod: result.name, errors: result.errors });
     }
   }
@@ -198,7 +220,7 @@ export class Agent implements AgentApi {
       this.logger.info("Removing an orphaned pod sandbox", { pod: sandbox.name, podUID: uid, sandbox: sandbox.id });
       await this.runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
       await this.runtime.removePodSandbox(sandbox.id).catch(() => undefined);
-      void this.store.forgetPod(uid);
+      void this.state.forgetPod(uid);
     }
   }
 
@@ -217,8 +239,8 @@ export class Agent implements AgentApi {
     let lastGc = this.clock.now();
     while (!this.stop.signal.aborted) {
       const now = (this.lastResync = this.clock.now());
-      await this.relist();
-      if (this.noteRuntimeState(now)) {
+      await this.pleg.relist([...this.workers.values()].map((w) => ({ sandboxId: w.record.sandboxId, queueSync: () => w.queueSync() })));
+      if (this.pleg.noteRuntimeState(now)) {
         if (this.syncsSkipped || now - lastFull >= fullEvery) {
           this.syncsSkipped = false;
           lastFull = now;
@@ -246,46 +268,6 @@ export class Agent implements AgentApi {
     return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
   }
 
-  /** noteRuntimeState logs the runtime going down or coming back and reports whether pods may sync. */
-  private noteRuntimeState(now: number): boolean {
-    const errors = this.runtimeState.errors(now);
-    if (errors.length === 0) {
-      if (this.runtimeDownSince !== undefined) this.logger.warn("Container runtime is up again; syncing every pod", { downFor: formatGoDuration(now - this.runtimeDownSince) });
-      this.runtimeDownSince = undefined;
-      return true;
-    }
-    if (this.runtimeDownSince === undefined) {
-      this.runtimeDownSince = now;
-      this.logger.error("Skipping pod synchronization", { err: formatRuntimeErrors(errors), cause: this.runtimeState.lastErrorMessage });
-    }
-    return false;
-  }
-
-  /** relist syncs the pods whose containers appeared, vanished or changed state since the last relist. */
-  private async relist(): Promise<void> {
-    let infos;
-    try {
-      infos = await this.runtime.relistContainers();
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (message !== this.runtimeState.lastErrorMessage) this.logger.warn("Relisting containers failed", { err: message });
-      this.runtimeState.failed(message);
-      return;
-    }
-    this.runtimeState.synced(this.clock.now());
-    const seen = new Map<string, string>();
-    for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
-    for (const worker of this.workers.values()) {
-      const sandbox = worker.record.sandboxId;
-      if (sandbox === undefined) continue;
-      const now = seen.get(sandbox) ?? "";
-      if (this.relisted.get(sandbox) !== now) {
-        this.relisted.set(sandbox, now);
-        worker.queueSync();
-      }
-    }
-  }
-
   /** requeue syncs a pod again once a restart back-off ends (kubelet pod workers requeue after errors). */
   private requeue(record: PodRecord, delayMs: number): void {
     const at = this.clock.now() + delayMs;
@@ -299,28 +281,48 @@ export class Agent implements AgentApi {
   }
 
   /**
-   * admit validates a decoded pod and starts it. Manifest pods get a UID derived from their
-   * source and content; an existing pod of the same name from the same source is replaced
-   * when its content changed (static pod semantics).
+   * admit runs a pod from a source. An "api" pod is created in the store exactly as the API's
+   * create would, and starts at once. A manifest pod gets a
+   * UID derived from its source and content and a mirror pod in the store; an existing pod of the
+   * same name from the same source is replaced when its content changed (static pod semantics).
    */
   admit(input: Pod, source: string, uid?: string): AdmitResult {
-    const checked = defaultAndValidatePod(input);
-    const name = input.metadata?.name ?? "";
-    if (!checked.ok) return { ok: false, name, errors: formatFieldErrors(checked.errors) };
-    const pod = checked.pod;
-    pod.metadata.uid = uid ?? (source === "api" ? randomUUID() : podUidFor(pod, source));
-    pod.metadata.creationTimestamp ??= new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
-    const existing = this.findWorker(pod.metadata.namespace ?? "default", pod.metadata.name ?? "");
+    if (source === "api") {
+      // In process (tests, embedders) the pod's namespace is made if missing, as for a manifest
+      // pod, and the pod runs at once; the source's notification then finds it running.
+      ensureNamespace(this.store, input.metadata?.namespace ?? "default");
+      const created = createApiPod(this.store, input, this.nodeName);
+      if (created.ok) this.runApiPod(created.pod);
+      return created;
+    }
+    const result = admitManifestPod(input, source, uid, this.clock.now());
+    if (!result.ok) return result;
+    const pod = result.pod;
+    const namespace = pod.metadata.namespace ?? "default";
+    const name = pod.metadata.name ?? "";
+    const existing = this.findWorker(namespace, name);
     if (existing) {
       if (existing.record.pod.metadata.uid === pod.metadata.uid) return { ok: true, pod: existing.record.pod };
       if (existing.record.source !== source) return { ok: false, name, errors: [`pods "${name}" already exists (from ${existing.record.source})`] };
       void this.deleteRecord(existing, undefined);
     }
+    const stored = this.store.get<Pod>(PODS.name, namespace, name);
+    if (stored !== undefined && !isMirrorPod(stored)) return { ok: false, name, errors: [`pods "${name}" already exists (from api)`] };
+    if (stored !== undefined) this.store.delete(PODS.name, namespace, name);
+    ensureNamespace(this.store, namespace);
+    this.store.create(PODS.name, mirrorPodFor(pod, this.nodeName), { keepUid: true });
+    this.startWorker(pod, source);
+    return { ok: true, pod };
+  }
+
+  /** startWorker begins running an admitted pod: its worker, its saved status if any, its first sync. */
+  private startWorker(pod: Pod, source: string): void {
+    const uid = pod.metadata.uid ?? "";
     const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
         // kubelet syncLoop: no pod is synced while runtimeErrors() reports anything.
-        if (this.runtimeState.errors(this.clock.now()).length > 0) {
+        if (this.pleg.runtimeState.errors(this.clock.now()).length > 0) {
           this.syncsSkipped = true;
           return;
         }
@@ -334,19 +336,54 @@ export class Agent implements AgentApi {
       retryDelay: () => this.clock.sleep(TERMINATE_RETRY_DELAY_MS),
       logger: this.logger,
     });
-    this.workers.set(pod.metadata.uid, worker);
-    const saved = this.saved.get(pod.metadata.uid);
-    this.metrics.podSeen(pod.metadata.uid, record.startTime, saved);
+    this.workers.set(uid, worker);
+    const saved = this.saved.get(uid);
+    this.metrics.podSeen(uid, record.startTime, saved);
     if (saved) {
       // The previous agent's view seeds the status manager, as the API server's copy seeds a
       // restarted kubelet: readiness and restart counts carry over for containers still running.
-      this.saved.delete(pod.metadata.uid);
+      this.saved.delete(uid);
       this.statusManager.setPodStatus(pod, saved);
     }
-    if (source === "api") void this.saveApiPods();
-    this.emitPod("ADDED", pod);
     worker.queueSync();
-    return { ok: true, pod };
+  }
+
+  /** runApiPod starts a pod the API pod source added (kubelet HandlePodAdditions). */
+  private runApiPod(stored: Pod): void {
+    const uid = stored.metadata.uid ?? "";
+    if (this.workers.has(uid)) return;
+    this.startWorker(specOf(stored), "api");
+    this.publishPod(uid);
+    if (stored.metadata.deletionTimestamp !== undefined) this.updateApiPod(stored);
+    void this.saveApiPods();
+  }
+
+  /**
+   * updateApiPod applies a change of a running API pod (kubelet HandlePodUpdates): a deletion
+   * started (or shortened) terminates it with the deletion's grace period; a spec change (a
+   * container image) is synced, and the sync restarts the containers whose spec hash changed.
+   */
+  private updateApiPod(stored: Pod): void {
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (worker === undefined) return;
+    const { deletionTimestamp, deletionGracePeriodSeconds } = stored.metadata;
+    if (deletionTimestamp !== undefined) {
+      void this.deleteRecord(worker, deletionGracePeriodSeconds ?? 0, deletionTimestamp);
+      return;
+    }
+    const next = specOf(stored);
+    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) return;
+    worker.record.pod = next;
+    this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
+    worker.queueSync();
+    void this.saveApiPods();
+  }
+
+  /** apiPodRemoved handles a pod deleted from the store at once (grace 0): it is killed without grace. */
+  private apiPodRemoved(stored: Pod): void {
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (worker !== undefined) void this.deleteRecord(worker, 0, stored.metadata.deletionTimestamp);
+    void this.saveApiPods();
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
@@ -363,15 +400,15 @@ export class Agent implements AgentApi {
     return undefined;
   }
 
-  /** deleteRecord starts graceful deletion (kubelet: deletionTimestamp + grace, then SyncTerminatingPod). */
-  private deleteRecord(worker: PodWorker, gracePeriodSeconds: number | undefined): Promise<void> {
+  /**
+   * deleteRecord starts graceful deletion (kubelet: deletionTimestamp + grace, then
+   * SyncTerminatingPod); an API pod's deletion time is the store's.
+   */
+  private deleteRecord(worker: PodWorker, gracePeriodSeconds: number | undefined, deletionTimestamp?: string): Promise<void> {
     const pod = worker.record.pod;
     const grace = gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     if (!worker.terminating) {
-      worker.record.pod = {
-        ...pod,
-        metadata: { ...pod.metadata, deletionTimestamp: new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z"), deletionGracePeriodSeconds: grace },
-      };
+      worker.record.pod = { ...pod, metadata: { ...pod.metadata, deletionTimestamp: deletionTimestamp ?? rfc3339(this.clock.now()), deletionGracePeriodSeconds: grace } };
       this.publishPod(pod.metadata.uid ?? "");
     }
     return worker.terminate(grace);
@@ -388,20 +425,25 @@ export class Agent implements AgentApi {
     if (worker && !worker.finished && record.sandboxId) await this.runtime.stopPodSandbox(record.sandboxId).catch(() => undefined);
   }
 
+  /**
+   * forget drops a terminated pod. Unless the agent is shutting down, its final status goes to
+   * the store and the pod is deleted from it with grace 0 and a UID precondition, as the
+   * kubelet's status manager does once a deleted pod has terminated (status_manager.go
+   * syncPod / canBeDeleted); a manifest pod's mirror goes with it.
+   */
   private forget(record: PodRecord): void {
     const uid = record.pod.metadata.uid ?? "";
     this.workers.delete(uid);
-    this.published.delete(uid);
     if (!this.closing) {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
-      void this.store.forgetPod(uid);
+      void this.state.forgetPod(uid);
+      writePodStatus(this.store, record.pod, record.source !== "api", this.withStatus(record.pod).status);
+      removeStoredPod(this.store, record.pod);
       if (record.source === "api") void this.saveApiPods();
     }
-    const gone = this.withStatus(record.pod);
     this.statusManager.removePod(uid);
     this.history.forget(uid);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
-    this.emitPod("DELETED", gone);
   }
 
   private withStatus(pod: Pod): Pod {
@@ -409,100 +451,62 @@ export class Agent implements AgentApi {
     return { apiVersion: "v1", kind: "Pod", ...pod, status: status ? structuredClone(status) : { phase: "Pending" } };
   }
 
+  /** publishPod writes a pod's current status into the store (the status manager's syncPod) and its metrics. */
   private publishPod(uid: string): void {
     const worker = this.workers.get(uid);
     if (!worker) return;
     const pod = this.withStatus(worker.record.pod);
-    const text = JSON.stringify(pod);
-    if (this.published.get(uid) === text) return;
-    this.published.set(uid, text);
     if (pod.status) {
       this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
       this.metrics.observeStartup(uid, pod.status, this.clock.now());
       // An agent shutdown keeps the last running status for the next agent, not the final one its
       // own termination of the pods publishes (that would leave the restored pod terminal).
-      if (!this.closing) this.store.saveStatus(uid, pod.status);
+      if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    this.emitPod("MODIFIED", pod);
+    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
   }
 
-  private emitPod(type: WatchEvent<Pod>["type"], pod: Pod): void {
-    for (const listener of this.podWatchers) listener({ type, object: type === "ADDED" ? this.withStatus(pod) : pod });
-  }
-
+  /** saveApiPods records the store's API pods of this node (specs only) for the next agent. */
   private async saveApiPods(): Promise<void> {
-    const pods = [...this.workers.values()].filter((w) => w.record.source === "api" && !w.terminating).map((w) => w.record.pod);
-    await this.store.saveApiPods(pods).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
+    if (this.closing) return;
+    await this.state.saveApiPods(apiPodsToSave(this.store, this.nodeName)).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
   }
 
-  // ---- AgentApi ----
+  // ---- deletion for in-process callers, and the node's functions ----
 
-  listPods(namespace?: string): Pod[] {
-    return [...this.workers.values()]
-      .map((w) => w.record.pod)
-      .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
-      .sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`))
-      .map((p) => this.withStatus(p));
-  }
-
-  getPod(namespace: string, name: string): Pod {
-    for (const w of this.workers.values()) {
-      const p = w.record.pod;
-      if (p.metadata.namespace === namespace && p.metadata.name === name) return this.withStatus(p);
-    }
-    throw new ApiError("NotFound", `pods "${name}" not found`);
-  }
-
-  createPod(input: unknown, namespace?: string): Pod {
-    const errs: string[] = [];
-    const decoded = decodeValue(podSchema, input, "", errs) as Pod;
-    if (errs.length > 0) throw new ApiError("BadRequest", `Pod in version "v1" cannot be handled as a Pod: ${errs.join("; ")}`);
-    if (namespace !== undefined) decoded.metadata = { ...decoded.metadata, namespace: decoded.metadata?.namespace ?? namespace };
-    const name = decoded.metadata?.name ?? "";
-    const checked = defaultAndValidatePod(decoded);
-    if (!checked.ok) {
-      throw new ApiError(
-        "Invalid",
-        formatInvalidObject("Pod", name, checked.errors),
-        checked.errors.map((e) => ({ field: e.field, message: formatFieldErrorBody(e), reason: `FieldValue${e.type}` })),
-      );
-    }
-    if (this.findWorker(checked.pod.metadata.namespace ?? "default", name)) throw new ApiError("AlreadyExists", `pods "${name}" already exists`);
-    const admitted = this.admit(checked.pod, "api");
-    if (!admitted.ok) throw new ApiError("Invalid", admitted.errors.join("; "));
-    return this.withStatus(admitted.pod);
-  }
-
+  /**
+   * deletePod deletes a pod as DELETE …/pods/{name} does (graceful unless grace is 0) and
+   * returns it as it is now; a manifest pod is terminated directly. Throws ApiError NotFound.
+   */
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
-    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
-    if (!worker) throw new ApiError("NotFound", `pods "${name}" not found`);
-    void this.deleteRecord(worker, gracePeriodSeconds);
-    return this.withStatus(worker.record.pod);
+    const stored = this.getPod(namespace, name);
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    if (isMirrorPod(stored)) {
+      if (worker !== undefined) void this.deleteRecord(worker, gracePeriodSeconds);
+      return this.getPod(namespace, name);
+    }
+    const request = { preconditions: {}, dryRun: false, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) };
+    return structuredClone(deleteObject(this.store, PODS, namespace, name, request, this.clock.now()).object) as Pod;
   }
 
-  /** deletePodAndWait deletes a pod and resolves once it is gone (tests, CLI). */
+  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI). */
   async deletePodAndWait(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
-    const worker = [...this.workers.values()].find((w) => w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name);
-    if (worker) await this.deleteRecord(worker, gracePeriodSeconds);
-  }
-
-  listEvents(namespace?: string, involvedName?: string): KubeEvent[] {
-    return this.events.list(namespace, involvedName);
-  }
-
-  watchPods(listener: (event: WatchEvent<Pod>) => void): () => void {
-    this.podWatchers.add(listener);
-    return () => this.podWatchers.delete(listener);
-  }
-
-  watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void {
-    return this.events.watch(listener);
+    const stored = this.store.get<Pod>(PODS.name, namespace, name);
+    if (stored === undefined) return;
+    const worker = this.workers.get(stored.metadata.uid ?? "");
+    this.deletePod(namespace, name, gracePeriodSeconds);
+    if (worker !== undefined) await this.deleteRecord(worker, gracePeriodSeconds);
   }
 
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
-    const worker = this.workers.get(pod.metadata.uid ?? "")!;
+    const worker = this.workers.get(pod.metadata.uid ?? "");
+    if (worker === undefined) throw new ApiError("NotFound", `pods "${request.name}" not found`);
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
+  }
+
+  execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
+    return execContainerOf(this.store.get<Pod>(PODS.name, namespace, name), name, container, this.runtime);
   }
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
@@ -517,38 +521,40 @@ export class Agent implements AgentApi {
     return this.metrics.registry.metrics();
   }
 
-  /**
-   * healthz fails when the agent is stopping, when its loop has stalled (10 relist periods + 5 s),
-   * or when pod syncs have been skipped for 5 minutes because the runtime is down (the kubelet's
-   * syncloop check: max(2 × syncFrequency, 5 min)).
-   */
+  /** healthz reports the sync loop's health (sync-loop-health.ts). */
   healthz(): { ok: boolean; message: string } {
-    if (this.stop.signal.aborted) return { ok: false, message: "agent is shutting down" };
     const now = this.clock.now();
-    const period = this.options.resyncIntervalMs ?? 1000;
-    const behind = now - this.lastResync;
-    if (behind > period * 10 + 5000) return { ok: false, message: `sync loop is stale: last resync ${behind} ms ago` };
-    const skippedFor = this.runtimeDownSince === undefined ? 0 : now - this.runtimeDownSince;
-    if (skippedFor >= SYNC_LOOP_HEALTH_THRESHOLD_MS) {
-      return { ok: false, message: `pod synchronization skipped for ${formatGoDuration(skippedFor)}: ${formatRuntimeErrors(this.runtimeState.errors(now))}` };
-    }
-    return { ok: true, message: "ok" };
+    return syncLoopHealth({
+      stopping: this.stop.signal.aborted, now, lastResync: this.lastResync, periodMs: this.options.resyncIntervalMs ?? 1000,
+      runtimeDownSince: this.pleg.runtimeDownSince, runtimeErrors: this.pleg.runtimeState.errors(now),
+    });
   }
 
   /** runtimeErrors lists, in the kubelet's words, why pods are not being synced; empty while the runtime is up. */
   runtimeErrors(): string[] {
-    return this.runtimeState.errors(this.clock.now());
+    return this.pleg.runtimeState.errors(this.clock.now());
   }
 
   /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
   async close(gracePeriodSeconds?: number): Promise<void> {
+    this.beginShutdown();
+    await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    await this.finishShutdown();
+  }
+
+  /** beginShutdown stops the loop and the store watches; pods that end from now on stay saved. */
+  private beginShutdown(): void {
     this.closing = true;
     this.stop.abort();
-    await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    for (const stop of this.stopWatches) stop();
+  }
+
+  /** finishShutdown waits for the probe workers, the loop, a running collection and the state writes. */
+  private async finishShutdown(): Promise<void> {
     await this.probeManager.close();
     await this.loop;
     await this.gcRun;
-    await this.store.idle();
+    await this.state.idle();
   }
 
   /**
@@ -557,35 +563,20 @@ export class Agent implements AgentApi {
    * process runtime with its supervisor helper).
    */
   async detach(): Promise<void> {
-    this.closing = true;
-    this.stop.abort();
+    this.beginShutdown();
     await Promise.all([...this.workers.values()].map((w) => w.idle()));
-    await this.probeManager.close();
-    await this.loop;
-    await this.gcRun;
-    await this.store.idle();
+    await this.finishShutdown();
   }
 
   /** destroy kills every pod at once (a second signal): no grace, no preStop. */
   async destroy(): Promise<void> {
-    this.closing = true;
-    this.stop.abort();
+    this.beginShutdown();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {
         if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
         await this.deleteRecord(w, 0);
       }),
     );
-    await this.probeManager.close();
-    await this.loop;
-    await this.gcRun;
+    await this.finishShutdown();
   }
-}
-
-/** fullIdRunner adapts a runtime to CommandRunner calls made with "<type>://<id>" container IDs. */
-function fullIdRunner(runtime: Runtime): CommandRunner {
-  const prefix = `${runtime.type}://`;
-  return {
-    runInContainer: (id, argv, options) => runtime.runInContainer(id.startsWith(prefix) ? id.slice(prefix.length) : id, argv, options),
-  };
 }

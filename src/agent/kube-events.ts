@@ -1,11 +1,13 @@
 // EventStore: the agent's core/v1 Events. It implements the prober's EventRecorder and passes
 // every event through client-go's event correlator (event-correlator.ts: repeats counted,
 // similar events combined, spam dropped), as the kubelet's recorder does before the API server
-// sees them; it keeps a bounded number of events.
+// sees them, then writes them into the object store's events resource (created, or updated on
+// a repeat); it keeps a bounded number of events there.
 import type { Pod } from "../api/types.js";
 import type { EventRecorder, EventTarget, EventType } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
-import type { KubeEvent, WatchEvent } from "./agent-api.js";
+import type { ObjectStore } from "../apiserver/storage/object-store.js";
+import type { KubeEvent } from "./agent-api.js";
 import { EventCorrelator } from "./event-correlator.js";
 
 /** MAX_EVENTS bounds memory: the oldest events are dropped first. */
@@ -17,17 +19,20 @@ export function fieldPathFor(pod: Pod, containerName: string): string {
   return `spec.containers{${containerName}}`;
 }
 
-/** EventStore records, aggregates and serves events. */
+/** EVENTS_RESOURCE is the store's resource for events. */
+const EVENTS_RESOURCE = "events";
+
+/** EventStore records and aggregates events into the object store. */
 export class EventStore implements EventRecorder {
-  /** By name, insertion-ordered by last update: the first entry is the least recently seen. */
-  private readonly events = new Map<string, KubeEvent>();
+  /** "<namespace>/<name>" of the stored events, insertion-ordered by last update: the first is the least recently seen. */
+  private readonly recent = new Map<string, { namespace: string; name: string }>();
   private readonly correlator: EventCorrelator;
-  private readonly listeners = new Set<(e: WatchEvent<KubeEvent>) => void>();
   private sequence = 0;
 
   constructor(
     private readonly clock: Clock,
     private readonly host: string,
+    private readonly store: ObjectStore,
   ) {
     this.correlator = new EventCorrelator(clock);
   }
@@ -68,37 +73,22 @@ export class EventStore implements EventRecorder {
     if (correlated === undefined) return;
     const { event } = correlated;
     const name = event.metadata.name ?? "";
-    const existing = correlated.update ? this.events.get(name) : undefined;
-    // An update keeps the stored event's identity (creation time); only what a patch changes moves.
-    const stored: KubeEvent = existing === undefined ? event : { ...existing, count: event.count, lastTimestamp: event.lastTimestamp, message: event.message, involvedObject: event.involvedObject };
-    this.events.delete(name);
-    this.events.set(name, stored);
-    if (existing === undefined && this.events.size > MAX_EVENTS) {
-      const oldest = this.events.keys().next().value;
-      if (oldest !== undefined) this.events.delete(oldest);
+    const key = `${namespace}/${name}`;
+    const existing = correlated.update ? this.store.get<KubeEvent>(EVENTS_RESOURCE, namespace, name) : undefined;
+    this.recent.delete(key);
+    this.recent.set(key, { namespace, name });
+    if (existing !== undefined) {
+      // An update keeps the stored event's identity (creation time); only what a patch changes moves.
+      this.store.update(EVENTS_RESOURCE, { ...existing, count: event.count, lastTimestamp: event.lastTimestamp, message: event.message, involvedObject: event.involvedObject });
+      return;
     }
-    this.notify({ type: existing === undefined ? "ADDED" : "MODIFIED", object: stored });
-  }
-
-  /** list returns events sorted by lastTimestamp, optionally for one namespace and involved object name. */
-  list(namespace?: string, involvedName?: string): KubeEvent[] {
-    return [...this.events.values()]
-      .filter((e) => (namespace === undefined || e.metadata.namespace === namespace) && (involvedName === undefined || e.involvedObject.name === involvedName))
-      .sort((a, b) => (a.lastTimestamp < b.lastTimestamp ? -1 : a.lastTimestamp > b.lastTimestamp ? 1 : 0));
-  }
-
-  /** forgetPod drops the events of a pod UID (called when a pod is gone for good). */
-  forgetPod(uid: string): void {
-    for (const [name, e] of this.events) if (e.involvedObject.uid === uid) this.events.delete(name);
-  }
-
-  /** watch registers a listener for new and updated events; returns an unsubscribe function. */
-  watch(listener: (e: WatchEvent<KubeEvent>) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private notify(e: WatchEvent<KubeEvent>): void {
-    for (const listener of this.listeners) listener(e);
+    if (this.store.get(EVENTS_RESOURCE, namespace, name) === undefined) this.store.create(EVENTS_RESOURCE, event);
+    if (this.recent.size > MAX_EVENTS) {
+      const oldest = this.recent.entries().next().value;
+      if (oldest !== undefined) {
+        this.recent.delete(oldest[0]);
+        if (this.store.get(EVENTS_RESOURCE, oldest[1].namespace, oldest[1].name) !== undefined) this.store.delete(EVENTS_RESOURCE, oldest[1].namespace, oldest[1].name);
+      }
+    }
   }
 }

@@ -13,6 +13,9 @@ export class StateStore {
   private readonly dir: string;
   private readonly pendingStatus = new Map<string, PodStatus>();
   private flushing: Promise<void> | undefined;
+  /** The newest API pod list not yet written, and the write in progress. */
+  private pendingApiPods: readonly Pod[] | undefined;
+  private writingApiPods: Promise<void> | undefined;
   private ready: Promise<void> | undefined;
 
   constructor(
@@ -64,15 +67,27 @@ export class StateStore {
     }
   }
 
-  /** saveApiPods records the pods created through the API. */
-  async saveApiPods(pods: readonly Pod[]): Promise<void> {
+  /**
+   * saveApiPods records the pods created through the API. Saves coalesce: one write at a time
+   * (they share the temporary file), and only the newest list waiting is written.
+   */
+  saveApiPods(pods: readonly Pod[]): Promise<void> {
+    this.pendingApiPods = pods;
+    this.writingApiPods ??= this.writeApiPods().finally(() => (this.writingApiPods = undefined));
+    return this.writingApiPods;
+  }
+
+  private async writeApiPods(): Promise<void> {
     await this.ensureDirs();
-    await atomicWrite(join(this.dir, "api-pods.json"), JSON.stringify(pods));
+    for (let pods = this.pendingApiPods; pods !== undefined; pods = this.pendingApiPods) {
+      this.pendingApiPods = undefined;
+      await atomicWrite(join(this.dir, "api-pods.json"), JSON.stringify(pods));
+    }
   }
 
   /** idle resolves once every queued write is on disk. */
   async idle(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushing || this.writingApiPods) await Promise.all([this.flushing, this.writingApiPods?.catch(() => undefined)]);
   }
 
   private async flush(): Promise<void> {

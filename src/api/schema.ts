@@ -102,7 +102,8 @@ export const containerSchema: FieldSchema = obj(
   ["name"],
 );
 
-const objectMeta = obj({
+/** objectMetaSchema is metav1.ObjectMeta as every stored resource carries it. */
+export const objectMetaSchema: FieldSchema = obj({
   name: str,
   generateName: str,
   namespace: str,
@@ -188,7 +189,7 @@ const podStatus = obj({
 
 /** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */
 export const podSchema: FieldSchema = obj(
-  { apiVersion: str, kind: str, metadata: objectMeta, spec: podSpec, status: podStatus },
+  { apiVersion: str, kind: str, metadata: objectMetaSchema, spec: podSpec, status: podStatus },
   ["metadata", "spec"],
 );
 

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
+import { newNamespace } from "../apiserver/resources/namespaces.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { NO_OBJECTS_MESSAGE } from "../api/bounded-parse.js";
 import type { Pod } from "../api/types.js";
@@ -36,6 +37,8 @@ spec:
 /** setup serves a fake agent that removes a deleted pod shortly after (the fake only marks it). */
 async function setup(t: TestContext) {
   const api = new FakeAgentApi();
+  // The API refuses pods in a namespace that does not exist (NamespaceLifecycle).
+  api.store.create("namespaces", newNamespace("data"));
   const timers = new Set<NodeJS.Timeout>();
   const off = api.watchPods((e) => {
     const { namespace = "default", name = "", deletionTimestamp } = e.object.metadata;
@@ -95,7 +98,7 @@ test("apply creates, then leaves an identical pod unchanged, then replaces a cha
   const now = api.getPod("default", "web");
   assert.notEqual(now.metadata.uid, uid);
   assert.equal(now.spec.containers[0]?.readinessProbe?.httpGet?.port, 9090);
-  assert.deepEqual(api.calls.deletePod, [{ namespace: "default", name: "web", gracePeriodSeconds: undefined }]);
+  assert.deepEqual(api.calls.deletePod, [{ namespace: "default", name: "web", gracePeriodSeconds: 30 }]);
 });
 
 test("apply reads several files and stdin, multi-document; each pod lands in its namespace", async (t) => {

@@ -109,8 +109,10 @@ async function applyPod(client: StatusClient, pod: Pod, clock: Clock, signal: Ab
 
 /** sameDesiredState compares what a manifest sets (defaulted spec, labels, annotations), ignoring key order. */
 export function sameDesiredState(current: Pod, wanted: Pod): boolean {
+  // The server binds a pod to its node: a manifest without spec.nodeName takes the stored one.
+  const nodeName = wanted.spec.nodeName ?? current.spec.nodeName;
   const desired = (pod: Pod): string =>
-    canonical({ spec: defaultPod(pod).spec, labels: pod.metadata.labels ?? {}, annotations: pod.metadata.annotations ?? {} });
+    canonical({ spec: { ...defaultPod(pod).spec, nodeName }, labels: pod.metadata.labels ?? {}, annotations: pod.metadata.annotations ?? {} });
   return desired(current) === desired(wanted);
 }
 

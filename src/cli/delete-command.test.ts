@@ -47,7 +47,7 @@ test("delete pod waits until the pod is gone (default --wait)", async (t) => {
   assert.equal(out(), 'pod "web" deleted\n');
   assert.equal(err(), "");
   assert.deepEqual(api.listPods().map((p) => p.metadata.name), ["db"]);
-  assert.deepEqual(api.calls.deletePod, [{ namespace: "default", name: "web", gracePeriodSeconds: undefined }]);
+  assert.deepEqual(api.calls.deletePod, [{ namespace: "default", name: "web", gracePeriodSeconds: 5 }]);
 });
 
 test("delete --wait=false returns at once; --grace-period is sent, 0 becomes 1 without --force", async (t) => {

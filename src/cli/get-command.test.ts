@@ -3,7 +3,7 @@ import { test, type TestContext } from "node:test";
 import { parse } from "yaml";
 import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import { FakeClock } from "../../test/fakes/fake-clock.js";
+import { FakeClock, FixedNowClock } from "../../test/fakes/fake-clock.js";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
 import { UsageError } from "./args.js";
@@ -28,7 +28,8 @@ function pod(name: string, namespace = "default", ready = true): Pod {
 async function setup(t: TestContext, pods: Pod[] = []) {
   const api = new FakeAgentApi();
   for (const p of pods) api.addPod(p);
-  const server = await serveAgentApi(t, api);
+  // The server computes Table ages: it reads the same time as the CLI.
+  const server = await serveAgentApi(t, api, new FixedNowClock(NOW));
   return { api, server };
 }
 
@@ -40,7 +41,7 @@ async function waitFor(check: () => boolean, what: string): Promise<void> {
   assert.ok(check(), `timed out waiting for ${what}`);
 }
 
-test("get pods prints kubectl's table; -o wide adds IP and NODE; -A adds NAMESPACE", async (t) => {
+test("get pods prints kubectl's table; -o wide adds the server's priority-1 columns; -A adds NAMESPACE", async (t) => {
   const { server } = await setup(t, [pod("web"), pod("db", "default", false), pod("other", "prod")]);
   const cases: { args: string[]; want: string }[] = [
     {
@@ -49,7 +50,10 @@ test("get pods prints kubectl's table; -o wide adds IP and NODE; -A adds NAMESPA
     },
     {
       args: ["po", "-o", "wide"],
-      want: "NAME   READY   STATUS    RESTARTS   AGE   IP         NODE\ndb     0/1     Running   0          5m    10.0.0.7   node1\nweb    1/1     Running   0          5m    10.0.0.7   node1\n",
+      want:
+        "NAME   READY   STATUS    RESTARTS   AGE   IP         NODE    NOMINATED NODE   READINESS GATES\n" +
+        "db     0/1     Running   0          5m    10.0.0.7   node1   <none>           <none>\n" +
+        "web    1/1     Running   0          5m    10.0.0.7   node1   <none>           <none>\n",
     },
     {
       args: ["pod", "-A"],

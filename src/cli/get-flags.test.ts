@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { captureContext, serveSelectingAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import { FakeClock } from "../../test/fakes/fake-clock.js";
+import { FakeClock, FixedNowClock } from "../../test/fakes/fake-clock.js";
 import type { Pod } from "../api/types.js";
 import { UsageError } from "./args.js";
 import { runGetCommand } from "./get-command.js";
@@ -32,7 +32,8 @@ async function setup(t: TestContext) {
   api.addPod(pod("a2", { app: "a" }));
   api.addPod(pod("b1", { app: "b" }));
   api.addPod(pod("plain"));
-  const server = await serveSelectingAgentApi(t, api);
+  // The server computes Table ages: it reads the same time as the CLI.
+  const server = await serveSelectingAgentApi(t, api, new FixedNowClock(NOW));
   return { api, server };
 }
 

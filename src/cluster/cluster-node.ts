@@ -1,17 +1,16 @@
 // Cluster mode: the agent as a Kubernetes node. One object starts and stops what a kubelet runs
 // against the API server: registration and node status (node-status-reporter.ts), the Lease
-// (node-lease.ts), the pods bound to the node (api-pod-source.ts → agent-bridge.ts), their
+// (node-lease.ts), the pods bound to the node (api-pod-source.ts → store-bridge.ts), their
 // statuses back to the API server (api-status-sync.ts), events, and the daemon endpoint
 // (kubelet-server.ts).
 import { networkInterfaces } from "node:os";
 import type { AgentApi } from "../agent/agent-api.js";
-import type { EventStore } from "../agent/kube-events.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { AgentBridge, type BridgedAgent } from "./agent-bridge.js";
 import { ApiClient } from "./api-client.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import { ApiStatusSync } from "./api-status-sync.js";
+import { StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
@@ -24,7 +23,7 @@ import { NodeStatusReporter } from "./node-status-reporter.js";
 export interface ClusterNodeOptions {
   credentials: ClusterCredentials;
   identity: NodeIdentity;
-  agent: BridgedAgent & AgentApi & { runtimeErrors(): string[]; events: EventStore };
+  agent: AgentApi & { runtimeErrors(): string[] };
   /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
   server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
   clock: Clock;
@@ -38,7 +37,7 @@ export class ClusterNode {
   readonly lease: NodeLease;
   readonly pods: ApiPodSource;
   readonly statusSync: ApiStatusSync;
-  private readonly bridge: AgentBridge;
+  private readonly bridge: StoreBridge;
   private readonly mirrors: MirrorPods;
   private readonly events: EventSink;
   private readonly stop = new AbortController();
@@ -55,9 +54,10 @@ export class ClusterNode {
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
     this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
-    this.bridge = new AgentBridge({ agent, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), logger: logger.child("pods") });
+    this.events = new EventSink({ client: this.client, clock, logger: logger.child("events") });
+    this.bridge = new StoreBridge({ store: agent.store, nodeName: identity.name, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), events: (e) => this.events.send(e), logger: logger.child("pods") });
     this.pods = new ApiPodSource({ client: this.client, nodeName: identity.name, clock, logger: logger.child("source"), listener: (u) => this.bridge.handle(u) });
-    this.events = new EventSink({ client: this.client, store: agent.events, clock, logger: logger.child("events") });
+    void this.pods.hasSynced.then(() => this.bridge.forgetMissing((uid) => this.pods.get(uid) !== undefined));
   }
 
   /**
@@ -71,7 +71,6 @@ export class ClusterNode {
     }
     const signal = this.stop.signal;
     this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
-    this.events.start();
     this.loops.push(
       (async () => {
         const node = await this.status.register(signal);

@@ -4,7 +4,6 @@
 // longer has it. Sends are queued one at a time, at most MAX_PENDING_EVENTS waiting (client-go's
 // broadcaster drops events beyond its queue, too).
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
-import type { EventStore } from "../agent/kube-events.js";
 import type { Logger } from "../util/logger.js";
 import type { Clock } from "../util/clock.js";
 import { ApiStatusError, isStatus, type ApiClient } from "./api-client.js";
@@ -20,7 +19,6 @@ export const EVENT_RETRY_SLEEP_MS = 10_000;
 /** EventSinkOptions configure an EventSink. */
 export interface EventSinkOptions {
   client: ApiClient;
-  store: EventStore;
   clock: Clock;
   logger: Logger;
 }
@@ -29,20 +27,18 @@ export interface EventSinkOptions {
 export class EventSink {
   private readonly pending: WatchEvent<KubeEvent>[] = [];
   private sending: Promise<void> | undefined;
-  private unwatch: (() => void) | undefined;
   private dropped = 0;
   private readonly stop = new AbortController();
 
   constructor(private readonly options: EventSinkOptions) {}
 
-  /** start subscribes to the agent's events. */
-  start(): void {
-    this.unwatch ??= this.options.store.watch((e) => this.enqueue(e));
+  /** send queues one event the agent recorded (ADDED) or counted again (MODIFIED). */
+  send(event: WatchEvent<KubeEvent>): void {
+    if (!this.stop.signal.aborted) this.enqueue(event);
   }
 
-  /** close stops forwarding; events already queued are dropped. */
+  /** close stops sending; events already queued are dropped. */
   close(): void {
-    this.unwatch?.();
     this.pending.length = 0;
     this.stop.abort();
   }
@@ -60,7 +56,7 @@ export class EventSink {
     for (let next = this.pending.shift(); next !== undefined && !this.stop.signal.aborted; next = this.pending.shift()) {
       for (let tries = 1; !this.stop.signal.aborted; tries++) {
         try {
-          await this.send(next);
+          await this.write(next);
           break;
         } catch (err) {
           const fields = { reason: next.object.reason, involvedObject: next.object.involvedObject.name, err: err instanceof Error ? err.message : String(err) };
@@ -80,7 +76,7 @@ export class EventSink {
     }
   }
 
-  private async send({ type, object }: WatchEvent<KubeEvent>): Promise<void> {
+  private async write({ type, object }: WatchEvent<KubeEvent>): Promise<void> {
     const namespace = encodeURIComponent(object.metadata.namespace ?? "default");
     const event = { ...object, metadata: { name: object.metadata.name, namespace: object.metadata.namespace } };
     if (type === "MODIFIED") {

@@ -8,6 +8,8 @@ import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AgentApi } from "../agent/agent-api.js";
+import type { Pod } from "../api/types.js";
+import { PODS } from "../apiserver/resources/pods.js";
 import { serveLogs } from "../server/log-stream.js";
 import { sendJson, sendStatus, sendText } from "../server/respond.js";
 import { badRequestStatus, methodNotAllowedStatus, notFoundStatus, statusForError } from "../server/status-object.js";
@@ -66,7 +68,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Kubele
     return;
   }
   if (url.pathname === "/pods") {
-    sendJson(res, 200, { kind: "PodList", apiVersion: "v1", metadata: {}, items: options.agent.listPods() });
+    const { agent } = options;
+    sendJson(res, 200, { kind: "PodList", apiVersion: "v1", metadata: {}, items: agent.store.list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === agent.nodeName }).items });
     return;
   }
   const match = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -84,7 +87,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Kubele
   streams.add(abort);
   req.on("close", () => abort.abort());
   try {
-    await serveLogs(res, options.agent, {
+    const request = {
       namespace,
       name,
       container,
@@ -93,10 +96,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Kubele
       timestamps: url.searchParams.get("timestamps") === "true",
       ...(tail !== null ? { tailLines: Number(tail) } : {}),
       signal: abort.signal,
-    }, options.logger);
+    };
+    await serveLogs(res, endingLines(options.agent.readLogs(request)), request, options.logger);
   } catch (err) {
     if (!res.headersSent) sendStatus(res, statusForError(err, { name }));
   } finally {
     streams.delete(abort);
   }
+}
+
+/** endingLines ends every log line with a newline, as the kubelet's log stream carries them. */
+async function* endingLines(lines: AsyncIterable<string>): AsyncIterable<string> {
+  for await (const line of lines) yield line.endsWith("\n") ? line : `${line}\n`;
 }

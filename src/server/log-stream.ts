@@ -1,16 +1,16 @@
-// Container logs over HTTP (kubectl logs): text/plain, written as the agent's iterator yields
-// lines; with follow the response stays open until the client disconnects or the server closes.
+// Container logs over HTTP (kubectl logs): text/plain, written as the log's iterator yields
+// chunks; with follow the response stays open until the client disconnects or the server closes.
 import type { ServerResponse } from "node:http";
 import { once } from "node:events";
-import type { AgentApi, LogRequest } from "../agent/agent-api.js";
+import type { LogRequest } from "../agent/agent-api.js";
 import type { Logger } from "../util/logger.js";
 import { cutStream, TEXT_CONTENT_TYPE } from "./respond.js";
 
 type Step = { done: true } | { done: false; value: string } | { failed: unknown };
 
 /**
- * serveLogs streams api.readLogs(request) to res; request.signal must abort when the client
- * goes away or the server closes (it is handed to the agent, which stops its reader).
+ * serveLogs streams `log` (text chunks, newlines included) to res; request.signal must abort
+ * when the client goes away or the server closes (the agent's reader stops with it).
  *
  * Errors the agent reports before producing anything (unknown pod or container: ApiError) are
  * thrown before any header is written, so the caller can still answer with a Status. Only an
@@ -18,9 +18,9 @@ type Step = { done: true } | { done: false; value: string } | { failed: unknown 
  * empty log must not hold back the response headers. Once streaming, an error cuts the
  * connection, which is how a client learns the log is incomplete.
  */
-export async function serveLogs(res: ServerResponse, api: AgentApi, request: LogRequest & { signal: AbortSignal }, logger: Logger): Promise<void> {
+export async function serveLogs(res: ServerResponse, log: AsyncIterable<string>, request: LogRequest & { signal: AbortSignal }, logger: Logger): Promise<void> {
   const { signal } = request;
-  const iterator = api.readLogs(request)[Symbol.asyncIterator]();
+  const iterator = log[Symbol.asyncIterator]();
   let pending = nextStep(iterator);
   const early = await Promise.race([pending, afterPendingIo()]);
   if (early !== undefined && "failed" in early) throw early.failed;
@@ -40,8 +40,7 @@ export async function serveLogs(res: ServerResponse, api: AgentApi, request: Log
         return;
       }
       if (step.done) return;
-      const text = step.value.endsWith("\n") ? step.value : `${step.value}\n`;
-      if (!res.write(text)) await once(res, "drain", { signal }).catch(() => undefined);
+      if (!res.write(step.value)) await once(res, "drain", { signal }).catch(() => undefined);
       if (signal.aborted) return;
       pending = nextStep(iterator);
     }

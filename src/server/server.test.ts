@@ -84,7 +84,7 @@ test("with a token every request but /healthz needs Authorization: Bearer <token
 
 test("unknown paths are 404 NotFound Status, wrong methods 405 MethodNotAllowed with Allow", async (t) => {
   const { server } = await start(t);
-  for (const path of ["/", "/nope", "/api/v1/namespaces/default/pods/web/exec", "/api/v1/namespaces//pods", "/healthz/"]) {
+  for (const path of ["/", "/nope", "/api/v1/namespaces/default/pods/web/attach", "/api/v1/namespaces//pods", "/healthz/"]) {
     const res = await fetch(`${server.url}${path}`);
     assert.equal(res.status, 404, path);
     assert.deepEqual(await res.json(), {
@@ -94,8 +94,8 @@ test("unknown paths are 404 NotFound Status, wrong methods 405 MethodNotAllowed 
   }
   const cases: { method: string; path: string; allow: string }[] = [
     { method: "POST", path: "/healthz", allow: "GET" },
-    { method: "PUT", path: "/api/v1/namespaces/default/pods", allow: "GET, POST" },
-    { method: "POST", path: "/api/v1/namespaces/default/pods/web", allow: "GET, DELETE" },
+    { method: "PUT", path: "/api/v1/namespaces/default/pods", allow: "GET, POST, DELETE" },
+    { method: "POST", path: "/api/v1/namespaces/default/pods/web", allow: "GET, PUT, PATCH, DELETE" },
     { method: "DELETE", path: "/api/v1/pods", allow: "GET" },
     { method: "PATCH", path: "/metrics", allow: "GET" },
   ];

@@ -10,9 +10,16 @@ import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { BearerAuthenticator, isLoopbackHost, parseListenAddress } from "./auth.js";
 import { sendStatus } from "./respond.js";
-import { matchRoute, type RequestContext } from "./routes.js";
+import type { RequestContext } from "./request-context.js";
+import { matchRoute } from "./routes.js";
 import { methodNotAllowedStatus, notFoundStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
 import { StreamTracker } from "./stream-tracker.js";
+import type { Duplex } from "node:stream";
+import { handleExec } from "../apiserver/exec/handle-exec.js";
+import { refuseUpgrade } from "../apiserver/exec/websocket.js";
+
+/** EXEC_PATH is the one path served over a connection upgrade. */
+const EXEC_PATH = /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/exec$/;
 
 /** StatusServerOptions configure startStatusServer; the timeouts have production defaults. */
 export interface StatusServerOptions {
@@ -36,6 +43,8 @@ export interface StatusServerOptions {
   requestTimeoutMs?: number;
   /** Socket inactivity allowed while a non-streaming request is served (default 60 s). */
   idleTimeoutMs?: number;
+  /** How often a watch that allows bookmarks gets a BOOKMARK event (default 60 s, as the API server). */
+  bookmarkIntervalMs?: number;
   /** How long close() waits for ended streams to flush before cutting sockets (default 1 s). */
   closeGraceMs?: number;
 }
@@ -92,7 +101,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     if (match === undefined) return sendStatus(res, notFoundStatus());
     const handler = match.route.methods[req.method ?? ""];
     if (handler === undefined) return sendStatus(res, methodNotAllowedStatus(), { Allow: Object.keys(match.route.methods).join(", ") });
-    const ctx: RequestContext = { req, res, params: match.params, query, api, streams, logger, subject: {} };
+    const ctx: RequestContext = { req, res, params: match.params, query, api, streams, logger, clock, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000, subject: {} };
     try {
       await handler(ctx);
     } catch (err) {
@@ -105,6 +114,22 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   const serverOptions: ServerOptions = { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(50, Math.min(headersTimeout / 4, 30_000)) };
   const server: Server = options.tls === undefined ? createServer(serverOptions) : createHttpsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key });
   server.maxConnections = MAX_CONNECTIONS;
+  // kubectl exec: a WebSocket upgrade, authenticated and gated like every other request.
+  const upgraded = new Set<Duplex>();
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once("close", () => upgraded.delete(socket));
+    void (async () => {
+      if (auth !== undefined && !auth.authenticate(req.headers.authorization)) return refuseUpgrade(socket, unauthorizedStatus());
+      if (options.ready !== undefined) await options.ready;
+      const { path } = splitRequestUrl(req.url ?? "/");
+      if (!EXEC_PATH.test(path)) return refuseUpgrade(socket, notFoundStatus());
+      await handleExec(req, socket, head, { resolveContainer: (namespace, pod, container) => api.execContainer(namespace, pod, container) });
+    })().catch((err: unknown) => {
+      logger.error("Unhandled upgrade failure", { err });
+      socket.destroy();
+    });
+  });
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       logger.error("Unhandled request failure", { err });
@@ -132,6 +157,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
       await streams.abortAll(clock.sleep(options.closeGraceMs ?? 1000, patience.signal));
       patience.abort();
       server.closeAllConnections();
+      for (const socket of upgraded) socket.destroy();
       await closed;
     })();
     return closing;

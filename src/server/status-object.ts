@@ -1,6 +1,11 @@
 // metav1.Status: how the status server reports every failure, in the API server's shape and
 // words (apimachinery pkg/api/errors/errors.go), so kubectl and client-go decode them as usual.
 import { ApiError } from "../agent/agent-api.js";
+import { BadRequestError } from "../apiserver/bad-request-error.js";
+import { ApplyConflictError, PatchError } from "../apiserver/patch/index.js";
+import { InvalidContinueError } from "../apiserver/storage/object-store.js";
+import { formatFieldErrorBody, formatInvalidObject, type FieldError } from "../api/field-errors.js";
+import { StoreError } from "../apiserver/storage/store-errors.js";
 
 /** StatusCause is one metav1.StatusCause; for Invalid errors reason is a field.ErrorType ("FieldValueInvalid"). */
 export interface StatusCause {
@@ -28,7 +33,7 @@ export interface MetaStatus {
   code: number;
 }
 
-/** ErrorSubject names the pod a request was about, when the route knows it. */
+/** ErrorSubject names the object a request was about, when the route knows it. */
 export interface ErrorSubject {
   name?: string;
 }
@@ -43,11 +48,29 @@ export function failureStatus(code: number, reason: string, message: string, det
  * statusForError renders anything a handler threw. An ApiError keeps its reason, message and
  * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource ("pods"),
  * Invalid names the kind ("Pod") and lists one cause per field error (errors.NewInvalid).
- * A StatusError carries its own Status. Anything else is an InternalError whose message is the error's message only, never its stack
+ * A StatusError carries its own Status; a StoreError its reason, code and the object it names;
+ * a BadRequestError (selectors, tables) is a 400 with its message; a PatchError keeps its code,
+ * reason and message (an apply conflict lists one cause per field).
+ * Anything else is an InternalError whose message is the error's message only, never its stack
  * (errors.NewInternalError: "Internal error occurred: <err>").
  */
 export function statusForError(err: unknown, subject: ErrorSubject = {}): MetaStatus {
   if (err instanceof StatusError) return err.status;
+  if (err instanceof StoreError) {
+    const details: StatusDetails = {};
+    const name = err.details.name ?? subject.name;
+    if (name !== undefined) details.name = name;
+    if (err.details.kind !== undefined) details.kind = err.details.kind;
+    return failureStatus(err.code, err.reason, err.message, details);
+  }
+  if (err instanceof InvalidContinueError || err instanceof BadRequestError) return badRequestStatus(err.message);
+  if (err instanceof PatchError) {
+    const causes = err instanceof ApplyConflictError ? err.causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) : [];
+    const details: StatusDetails = {};
+    if (subject.name !== undefined && (err.code === 409 || err.code === 422)) details.name = subject.name;
+    if (causes.length > 0) details.causes = causes;
+    return failureStatus(err.code, err.reason, err.message, details);
+  }
   if (!(err instanceof ApiError)) {
     const message = err instanceof Error ? err.message : String(err);
     return failureStatus(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });
@@ -86,6 +109,12 @@ export function notFoundStatus(): MetaStatus {
 /** methodNotAllowedStatus answers a known path with a method it does not serve. */
 export function methodNotAllowedStatus(): MetaStatus {
   return failureStatus(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+}
+
+/** invalidStatus is errors.NewInvalid: `<Kind> "<name>" is invalid: …` with one cause per field error. */
+export function invalidStatus(kind: string, name: string, errors: readonly FieldError[]): MetaStatus {
+  const causes = errors.map((e) => ({ reason: `FieldValue${e.type}`, message: formatFieldErrorBody(e), field: e.field }));
+  return failureStatus(422, "Invalid", formatInvalidObject(kind, name, errors), { name, kind, causes });
 }
 
 /** badRequestStatus is errors.NewBadRequest: the message is the reason given. */

@@ -1,13 +1,23 @@
-// FakeAgentApi: an in-memory AgentApi for tests of the status server and the CLI. It keeps pods,
-// events and container logs in maps, notifies watchers synchronously, records every mutating
-// call, and answers with the ApiError texts the real agent uses (docs/http-api.md).
+// FakeAgentApi: an AgentApi for tests of the status server and the CLI. Objects live in a real
+// ObjectStore (what the REST layer serves); tests drive it with addPod/updatePod/removePod/
+// recordEvent, and logs and probe histories live in maps. It records which pods the API created
+// and which deletions it started, read from the store's own watch.
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
-import { formatFieldErrorBody, formatInvalidObject, invalid, required, type FieldError } from "../../src/api/field-errors.js";
 import type { Pod } from "../../src/api/types.js";
+import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
+import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
+import { newApiStore } from "../../src/apiserver/resources/registry.js";
+import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
+import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import type { ProbeHistoryEntry } from "../../src/prober/probe-history.js";
+import { systemClock } from "../../src/util/clock.js";
+import { FixedNowClock } from "./fake-clock.js";
 
-/** FAKE_TIME is the timestamp the fake writes everywhere (creation, deletion, log lines). */
+/** FAKE_TIME is the timestamp the fake writes everywhere (creation, log lines). */
 export const FAKE_TIME = "2026-01-01T00:00:00Z";
+
+/** FAKE_NODE is the node the fake agent runs as. */
+export const FAKE_NODE = "node-a";
 
 interface LogLine {
   time: string;
@@ -18,11 +28,14 @@ type Follower = () => void;
 
 const key = (...parts: string[]): string => parts.join("/");
 
-/** FakeAgentApi implements AgentApi in memory; tests drive it with addPod/updatePod/recordEvent/appendLog. */
+
+/** FakeAgentApi implements AgentApi over a real store; tests drive it with addPod/updatePod/recordEvent/appendLog. */
 export class FakeAgentApi implements AgentApi {
-  /** Recorded createPod/deletePod/readLogs calls, in order. */
+  readonly store: ObjectStore = newApiStore(new ObjectStore(new FixedNowClock(Date.parse(FAKE_TIME))));
+  readonly nodeName = FAKE_NODE;
+  /** Pods created through the API and deletions started through it (grace as stored), read from the store. */
   readonly calls = {
-    createPod: [] as { input: unknown; namespace: string | undefined }[],
+    createPod: [] as { input: Pod; namespace: string | undefined }[],
     deletePod: [] as { namespace: string; name: string; gracePeriodSeconds: number | undefined }[],
     readLogs: [] as Omit<LogRequest, "signal">[],
   };
@@ -34,56 +47,70 @@ export class FakeAgentApi implements AgentApi {
   /** Log readers that are still iterating (for cleanup assertions). */
   activeLogReaders = 0;
 
-  private readonly pods = new Map<string, Pod>();
-  private readonly events: KubeEvent[] = [];
   private readonly logs = new Map<string, LogLine[]>();
   private readonly probes = new Map<string, ProbeHistoryEntry[]>();
-  private readonly podWatchers = new Set<(e: WatchEvent<Pod>) => void>();
-  private readonly eventWatchers = new Set<(e: WatchEvent<KubeEvent>) => void>();
   private readonly followers = new Set<Follower>();
-  private uidSequence = 0;
+  private readonly watchers = { pods: 0, events: 0 };
+  /** The store's own watches (namespace controller, the fake's bookkeeping), left out of watcherCount. */
+  private readonly baseline: { pods: number; events: number };
+  private addingDirectly = false;
 
-  /** watcherCount is the number of subscribed pod and event watchers. */
+  constructor() {
+    startNamespaceController(this.store, systemClock);
+    this.store.watch<Pod>("pods", {}, (e) => {
+      const { namespace = "", name = "", deletionTimestamp, deletionGracePeriodSeconds } = e.object.metadata;
+      if (e.type === "ADDED" && !this.addingDirectly) this.calls.createPod.push({ input: e.object, namespace });
+      const deletionChanged = deletionTimestamp !== undefined && (e.previous?.metadata.deletionGracePeriodSeconds !== deletionGracePeriodSeconds);
+      if (e.type === "MODIFIED" && deletionChanged) this.calls.deletePod.push({ namespace, name, gracePeriodSeconds: deletionGracePeriodSeconds });
+      if (e.type === "DELETED" && e.previous?.metadata.deletionTimestamp === undefined && !this.addingDirectly) this.calls.deletePod.push({ namespace, name, gracePeriodSeconds: 0 });
+    });
+    this.baseline = { pods: this.store.watcherCount("pods"), events: this.store.watcherCount("events") };
+  }
+
+  /** watcherCount is the number of open pod and event watches of clients (the store's own excluded). */
   watcherCount(): { pods: number; events: number } {
-    return { pods: this.podWatchers.size, events: this.eventWatchers.size };
+    return { pods: this.store.watcherCount("pods") - this.baseline.pods - this.watchers.pods, events: this.store.watcherCount("events") - this.baseline.events - this.watchers.events };
   }
 
-  /** addPod stores a pod as-is (namespace defaults to "default") and notifies ADDED. */
+  /** addPod stores a pod as-is, bound to the fake node (namespace defaults to "default"), and returns it. */
   addPod(pod: Pod): Pod {
-    const stored = structuredClone(pod);
+    const stored: Pod = { apiVersion: "v1", kind: "Pod", ...structuredClone(pod) };
     stored.metadata.namespace ??= "default";
-    this.pods.set(key(stored.metadata.namespace, stored.metadata.name ?? ""), stored);
-    this.notifyPods("ADDED", stored);
-    return structuredClone(stored);
+    stored.spec = { ...stored.spec, nodeName: stored.spec.nodeName ?? FAKE_NODE };
+    this.addingDirectly = true;
+    try {
+      return structuredClone(this.store.create("pods", stored, { keepUid: true }));
+    } finally {
+      this.addingDirectly = false;
+    }
   }
 
-  /** updatePod changes a stored pod and notifies MODIFIED. */
+  /** updatePod changes a stored pod (a MODIFIED change). */
   updatePod(namespace: string, name: string, change: (pod: Pod) => void): void {
-    const pod = this.mustGet(namespace, name);
-    change(pod);
-    this.notifyPods("MODIFIED", pod);
+    this.store.modify<Pod>("pods", namespace, name, (pod) => {
+      const next = structuredClone(pod);
+      change(next);
+      return next;
+    });
   }
 
-  /** removePod forgets a pod and notifies DELETED. */
+  /** removePod deletes a pod from the store. */
   removePod(namespace: string, name: string): void {
-    const pod = this.mustGet(namespace, name);
-    this.pods.delete(key(namespace, name));
-    this.notifyPods("DELETED", pod);
+    this.addingDirectly = true;
+    try {
+      this.store.delete("pods", namespace, name);
+    } finally {
+      this.addingDirectly = false;
+    }
   }
 
-  /** recordEvent stores an event (metadata.namespace from the involved object) and notifies ADDED. */
+  /** recordEvent stores an event (metadata.namespace from the involved object). */
   recordEvent(event: Omit<KubeEvent, "apiVersion" | "kind" | "metadata"> & { metadata?: KubeEvent["metadata"] }): KubeEvent {
     const { metadata, ...rest } = event;
     const namespace = metadata?.namespace ?? event.involvedObject.namespace ?? "default";
-    const stored: KubeEvent = {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name: `${event.involvedObject.name ?? "x"}.${this.events.length}`, namespace, ...metadata },
-      ...rest,
-    };
-    this.events.push(stored);
-    for (const listener of [...this.eventWatchers]) listener({ type: "ADDED", object: structuredClone(stored) });
-    return stored;
+    const count = this.store.list("events").items.length;
+    const stored: KubeEvent = { apiVersion: "v1", kind: "Event", metadata: { name: `${event.involvedObject.name ?? "x"}.${count}`, namespace, ...metadata }, ...rest };
+    return structuredClone(this.store.create("events", stored));
   }
 
   /** appendLog adds lines to a container's current log and wakes followers. */
@@ -102,57 +129,24 @@ export class FakeAgentApi implements AgentApi {
     this.probes.set(key(namespace, name), list);
   }
 
+  /** listPods returns the stored pods, optionally of one namespace. */
   listPods(namespace?: string): Pod[] {
-    return [...this.pods.values()]
-      .filter((p) => namespace === undefined || p.metadata.namespace === namespace)
-      .sort((a, b) => key(a.metadata.namespace ?? "", a.metadata.name ?? "").localeCompare(key(b.metadata.namespace ?? "", b.metadata.name ?? "")))
-      .map((p) => structuredClone(p));
+    return this.store.list<Pod>("pods", namespace === undefined ? {} : { namespace }).items.map((p) => structuredClone(p));
   }
 
+  /** getPod returns one stored pod. */
   getPod(namespace: string, name: string): Pod {
     return structuredClone(this.mustGet(namespace, name));
   }
 
-  createPod(input: unknown, namespace?: string): Pod {
-    this.calls.createPod.push({ input: structuredClone(input), namespace });
-    const pod = structuredClone(input) as Pod;
-    const errors = validate(pod);
-    const name = (pod.metadata as Pod["metadata"] | undefined)?.name ?? "";
-    if (errors.length > 0) {
-      const causes = errors.map((e) => ({ reason: `FieldValue${e.type}`, message: formatFieldErrorBody(e), field: e.field }));
-      throw new ApiError("Invalid", formatInvalidObject("Pod", name, errors), causes);
-    }
-    const ns = namespace ?? pod.metadata.namespace ?? "default";
-    if (this.pods.has(key(ns, name))) throw new ApiError("AlreadyExists", `pods "${name}" already exists`);
-    pod.metadata = { ...pod.metadata, namespace: ns, uid: `fake-uid-${++this.uidSequence}`, creationTimestamp: FAKE_TIME };
-    pod.status = { phase: "Pending" };
-    return this.addPod(pod);
-  }
-
-  deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
-    this.calls.deletePod.push({ namespace, name, gracePeriodSeconds });
-    const pod = this.mustGet(namespace, name);
-    pod.metadata.deletionTimestamp = FAKE_TIME;
-    pod.metadata.deletionGracePeriodSeconds = gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-    this.notifyPods("MODIFIED", pod);
-    return structuredClone(pod);
-  }
-
-  listEvents(namespace?: string, involvedName?: string): KubeEvent[] {
-    return this.events
-      .filter((e) => namespace === undefined || e.metadata.namespace === namespace)
-      .filter((e) => involvedName === undefined || e.involvedObject.name === involvedName)
-      .map((e) => structuredClone(e));
-  }
-
+  /** watchPods calls back on every later pod change (tests use it to play the node's part); returns the unsubscribe function. */
   watchPods(listener: (event: WatchEvent<Pod>) => void): () => void {
-    this.podWatchers.add(listener);
-    return () => this.podWatchers.delete(listener);
-  }
-
-  watchEvents(listener: (event: WatchEvent<KubeEvent>) => void): () => void {
-    this.eventWatchers.add(listener);
-    return () => this.eventWatchers.delete(listener);
+    this.watchers.pods++;
+    const stop = this.store.watch<Pod>("pods", { fromResourceVersion: Number(this.store.resourceVersion) }, (e) => listener({ type: e.type, object: e.object }));
+    return () => {
+      stop();
+      this.watchers.pods--;
+    };
   }
 
   /** readLogs validates at the first next() (as an async generator does), then yields lines; follow waits for appendLog. */
@@ -205,14 +199,17 @@ export class FakeAgentApi implements AgentApi {
     return { ...this.health };
   }
 
-  private mustGet(namespace: string, name: string): Pod {
-    const pod = this.pods.get(key(namespace, name));
-    if (pod === undefined) throw new ApiError("NotFound", `pods "${name}" not found`);
-    return pod;
+  /** execContainer finds no runtime in the fake: a known pod's exec is refused as not running. */
+  execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
+    const pod = this.store.get<Pod>("pods", namespace, name);
+    if (pod === undefined) return podNotFound(name);
+    return containerNotRunning(container ?? pod.spec.containers[0]?.name ?? "");
   }
 
-  private notifyPods(type: WatchEvent<Pod>["type"], pod: Pod): void {
-    for (const listener of [...this.podWatchers]) listener({ type, object: structuredClone(pod) });
+  private mustGet(namespace: string, name: string): Pod {
+    const pod = this.store.get<Pod>("pods", namespace, name);
+    if (pod === undefined) throw new ApiError("NotFound", `pods "${name}" not found`);
+    return pod;
   }
 
   private nextAppend(signal: AbortSignal | undefined): Promise<void> {
@@ -226,18 +223,4 @@ export class FakeAgentApi implements AgentApi {
       signal?.addEventListener("abort", done, { once: true });
     });
   }
-}
-
-// A small stand-in for the agent's validation: the name is required and a liveness or startup
-// probe's successThreshold must be 1 (validation.go), enough to produce 422s with causes.
-function validate(pod: Partial<Pod>): FieldError[] {
-  const errors: FieldError[] = [];
-  if (pod.metadata?.name === undefined || pod.metadata.name === "") errors.push(required("metadata.name", "name or generateName is required"));
-  (pod.spec?.containers ?? []).forEach((c, i) => {
-    for (const field of ["livenessProbe", "startupProbe"] as const) {
-      const threshold = c[field]?.successThreshold;
-      if (threshold !== undefined && threshold !== 1) errors.push(invalid(`spec.containers[${i}].${field}.successThreshold`, threshold, "must be 1"));
-    }
-  });
-  return errors;
 }

@@ -1,5 +1,5 @@
 // FakeClock: a manually advanced Clock for deterministic timing tests.
-import type { Clock } from "../../src/util/clock.js";
+import { SystemClock, type Clock } from "../../src/util/clock.js";
 
 interface Sleeper {
   at: number;
@@ -72,4 +72,15 @@ export class FakeClock implements Clock {
 /** flushMicrotasks lets pending promise continuations run. */
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+/** FixedNowClock is the real clock (timers, monotonic time) whose now() always answers one instant. */
+export class FixedNowClock extends SystemClock {
+  constructor(private readonly at: number) {
+    super();
+  }
+
+  override now(): number {
+    return this.at;
+  }
 }

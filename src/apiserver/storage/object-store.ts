@@ -246,6 +246,13 @@ export class ObjectStore {
     return () => this.watchers.delete(watcher);
   }
 
+  /** watcherCount is the number of open watches of a resource. */
+  watcherCount(resource: string): number {
+    let count = 0;
+    for (const watcher of this.watchers) if (watcher.resource === resource) count++;
+    return count;
+  }
+
   private commit(resource: string, table: ResourceTable, key: string, event: StoreEvent): void {
     this.revision = event.resourceVersion;
     if (event.type === "DELETED") table.objects.delete(key);

@@ -2,9 +2,9 @@
 // (k8s.io/apimachinery/pkg/api/errors and the storage layer's preconditions).
 
 /** StoreErrorReason is a metav1.StatusReason the store can fail with. */
-export type StoreErrorReason = "NotFound" | "AlreadyExists" | "Conflict" | "Gone" | "Expired";
+export type StoreErrorReason = "NotFound" | "AlreadyExists" | "Conflict" | "Gone" | "Expired" | "Forbidden";
 
-const CODES: Record<StoreErrorReason, number> = { NotFound: 404, AlreadyExists: 409, Conflict: 409, Gone: 410, Expired: 410 };
+const CODES: Record<StoreErrorReason, number> = { NotFound: 404, AlreadyExists: 409, Conflict: 409, Gone: 410, Expired: 410, Forbidden: 403 };
 
 /** StoreError is a failed store operation; the REST layer renders it as a metav1.Status. */
 export class StoreError extends Error {

@@ -1,0 +1,54 @@
+// How the agent writes back into the object store, as the kubelet's status manager and mirror
+// client do: a pod's status (pods/status, under a UID precondition), a manifest pod's deletion
+// on its mirror, and which of the store's pods are the node's API pods to save.
+import type { Pod } from "../api/types.js";
+import { sameJson } from "../apiserver/resources/canonical-json.js";
+import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
+import { PODS } from "../apiserver/resources/pods.js";
+import type { ObjectStore } from "../apiserver/storage/object-store.js";
+import { StoreError } from "../apiserver/storage/store-errors.js";
+import { isMirrorPod } from "./api-pod-source.js";
+
+/**
+ * writePodStatus puts a pod's status into its stored object; a mirror pod also takes the
+ * manifest pod's deletion. A pod no longer in the store (or another pod of that name) is left
+ * alone; an unchanged status writes nothing.
+ */
+export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, status: Pod["status"]): void {
+  const { namespace, name = "", uid, deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+  try {
+    store.modify<Pod>(PODS.name, namespace, name, (current) => {
+      const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
+      if (!deletionChanged && sameJson(current.status, status)) return undefined;
+      const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
+      return { ...current, metadata, ...(status !== undefined ? { status } : {}) };
+    }, uid !== undefined ? { uid } : {});
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+  }
+}
+
+/** removeStoredPod deletes a pod from the store with grace 0 and a UID precondition (a pod already gone is fine). */
+export function removeStoredPod(store: ObjectStore, pod: Pod): void {
+  try {
+    store.delete(PODS.name, pod.metadata.namespace, pod.metadata.name ?? "", pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {});
+  } catch (err) {
+    if (!(err instanceof StoreError)) throw err;
+  }
+}
+
+/** apiPodsToSave are the store's API pods of a node that are not being deleted, as specs (for the state directory). */
+export function apiPodsToSave(store: ObjectStore, nodeName: string): Pod[] {
+  return store.list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === nodeName && !isMirrorPod(p) && p.metadata.deletionTimestamp === undefined }).items.map(specOf);
+}
+
+/** specOf is a stored pod as the agent keeps it: a mutable copy without status (the status manager holds that). */
+export function specOf(stored: Pod): Pod {
+  const { status: _status, ...pod } = structuredClone(stored);
+  return pod;
+}
+
+/** ensureNamespace makes a pod's namespace exist in the store (a manifest pod's mirror needs it). */
+export function ensureNamespace(store: ObjectStore, namespace: string): void {
+  if (store.get(NAMESPACES.name, undefined, namespace) === undefined) store.create(NAMESPACES.name, newNamespace(namespace));
+}

@@ -1,0 +1,46 @@
+// Discovery as kubectl reads it: /version, /api, /apis, /api/v1 from the registry, and the
+// /openapi/v3 documents that make kubectl 1.32 validate on the server.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { startApiServer } from "../../../test/servers/api-server.js";
+
+test("/version reports the emulated release as gitVersion v1.35.x-probelet with the fields kubectl prints", async (t) => {
+  const { call } = await startApiServer(t);
+  const { body } = await call("GET", "/version");
+  assert.equal(body["major"], "1");
+  assert.equal(body["minor"], "35");
+  assert.match(body["gitVersion"], /^v1\.35\.\d+-probelet$/);
+  for (const field of ["gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"]) assert.equal(typeof body[field], "string", field);
+});
+
+test("/api lists v1, /apis no groups, /api/v1 every resource with verbs, short names and categories", async (t) => {
+  const { call } = await startApiServer(t);
+  assert.deepEqual((await call("GET", "/api")).body["versions"], ["v1"]);
+  assert.deepEqual((await call("GET", "/apis")).body["groups"], []);
+  const list = (await call("GET", "/api/v1")).body;
+  assert.equal(list["kind"], "APIResourceList");
+  const names = list["resources"].map((r: { name: string }) => r.name);
+  assert.deepEqual(names, ["configmaps", "events", "namespaces", "nodes", "nodes/status", "pods", "pods/exec", "pods/log", "pods/status", "secrets"]);
+  const pods = list["resources"].find((r: { name: string }) => r.name === "pods");
+  assert.deepEqual(pods, { name: "pods", singularName: "pod", namespaced: true, kind: "Pod", verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"], shortNames: ["po"], categories: ["all"] });
+  const shortNames = Object.fromEntries(list["resources"].filter((r: { shortNames?: string[] }) => r.shortNames).map((r: { name: string; shortNames: string[] }) => [r.name, r.shortNames]));
+  assert.deepEqual(shortNames, { configmaps: ["cm"], events: ["ev"], namespaces: ["ns"], nodes: ["no"], pods: ["po"] });
+});
+
+test("/openapi/v3 lists api/v1, whose Pod PATCH operation declares its GVK and the fieldValidation parameter", async (t) => {
+  const { call } = await startApiServer(t);
+  const index = (await call("GET", "/openapi/v3")).body;
+  const url: string = index["paths"]["api/v1"]["serverRelativeURL"];
+  assert.match(url, /^\/openapi\/v3\/api\/v1\?hash=/);
+  const doc = (await call("GET", url)).body;
+  const patch = doc["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"];
+  assert.deepEqual(patch["x-kubernetes-group-version-kind"], { group: "", version: "v1", kind: "Pod" });
+  assert.ok(patch["parameters"].some((p: { name: string; in: string }) => p.name === "fieldValidation" && p.in === "query"));
+});
+
+test("exec without a connection upgrade is the API server's 400 'Upgrade request required'", async (t) => {
+  const { call } = await startApiServer(t);
+  const exec = await call("POST", "/api/v1/namespaces/default/pods/web/exec");
+  assert.equal(exec.code, 400);
+  assert.equal(exec.body["message"], "Upgrade request required");
+});

@@ -1,0 +1,36 @@
+// GET /version: the version.Info kubectl version and every client's discovery read. The agent
+// reports the Kubernetes release it emulates (the kubelet's, see src/probe/user-agent.ts).
+import { arch } from "node:os";
+import { KUBE_VERSION } from "../../probe/user-agent.js";
+
+/** VersionInfo is k8s.io/apimachinery/pkg/version.Info. */
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
+  goVersion: string;
+  compiler: string;
+  platform: string;
+}
+
+/** GIT_VERSION is the gitVersion the agent answers: the emulated release, marked as probelet's. */
+export const GIT_VERSION = `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.0-probelet`;
+
+/** versionInfo is what GET /version answers. */
+export function versionInfo(): VersionInfo {
+  const goArch = arch() === "x64" ? "amd64" : arch();
+  return {
+    major: String(KUBE_VERSION.major),
+    minor: String(KUBE_VERSION.minor),
+    gitVersion: GIT_VERSION,
+    gitCommit: "",
+    gitTreeState: "clean",
+    buildDate: "",
+    goVersion: `node${process.versions.node}`,
+    compiler: "tsc",
+    platform: `${process.platform}/${goArch}`,
+  };
+}

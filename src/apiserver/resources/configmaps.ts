@@ -1,0 +1,74 @@
+// The configmaps resource (pkg/apis/core/validation ValidateConfigMap): keys of data and
+// binaryData are config keys, not in both, and together at most 1 MiB.
+import { invalid, type FieldError } from "../../api/field-errors.js";
+import type { FieldSchema } from "../../api/schema.js";
+import { objectMetaSchema } from "../../api/schema.js";
+import type { KubeObject } from "../storage/object-store.js";
+import { isConfigMapKey, MAX_CONFIG_DATA_BYTES, tooLargeData } from "./config-data.js";
+import { firstBase64Problem } from "./secrets.js";
+import { DNS_SUBDOMAIN_NAME, validateObjectMeta } from "./object-meta.js";
+import { ALL_VERBS, type ResourceDefinition } from "./resource-definition.js";
+import { sameJson } from "./canonical-json.js";
+
+/** ConfigMap is core/v1 ConfigMap. */
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+  /** Base64 in JSON, as []byte is. */
+  binaryData?: Record<string, string>;
+  immutable?: boolean;
+}
+
+const str: FieldSchema = { kind: "string" };
+const stringMap: FieldSchema = { kind: "map", values: str };
+const CONFIG_MAP_SCHEMA: FieldSchema = {
+  kind: "object",
+  fields: { apiVersion: str, kind: str, metadata: objectMetaSchema, data: stringMap, binaryData: stringMap, immutable: { kind: "bool" } },
+  required: ["metadata"],
+};
+
+/** validateConfigMap checks the keys and the total size of a ConfigMap. */
+export function validateConfigMap(cm: ConfigMap): FieldError[] {
+  const errs = validateObjectMeta(cm.metadata, true, DNS_SUBDOMAIN_NAME);
+  let total = 0;
+  for (const [key, value] of Object.entries(cm.data ?? {})) {
+    total += Buffer.byteLength(value, "utf8");
+    errs.push(...isConfigMapKey(key).map((m) => invalid(`data[${key}]`, key, m)));
+    if (cm.binaryData !== undefined && Object.hasOwn(cm.binaryData, key)) errs.push(invalid(`data[${key}]`, key, "duplicate of key present in binaryData"));
+  }
+  for (const [key, value] of Object.entries(cm.binaryData ?? {})) {
+    total += Buffer.from(value, "base64").length;
+    errs.push(...isConfigMapKey(key).map((m) => invalid(`binaryData[${key}]`, key, m)));
+  }
+  if (total > MAX_CONFIG_DATA_BYTES) errs.push(tooLargeData(""));
+  return errs;
+}
+
+/** validateConfigMapUpdate refuses data changes of an immutable ConfigMap and unsetting immutable. */
+export function validateConfigMapUpdate(next: ConfigMap, current: ConfigMap): FieldError[] {
+  if (current.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  if (next.immutable !== true) errs.push({ type: "Forbidden", field: "immutable", detail: "field is immutable when `immutable` is set" });
+  if (!sameJson(next.data ?? {}, current.data ?? {}) || !sameJson(next.binaryData ?? {}, current.binaryData ?? {})) {
+    errs.push({ type: "Forbidden", field: "data", detail: "field is immutable when `immutable` is set" });
+  }
+  return errs;
+}
+
+/** CONFIG_MAPS is the configmaps resource. */
+export const CONFIG_MAPS: ResourceDefinition = {
+  name: "configmaps",
+  singularName: "configmap",
+  kind: "ConfigMap",
+  shortNames: ["cm"],
+  namespaced: true,
+  verbs: ALL_VERBS,
+  categories: [],
+  strategy: {
+    schema: CONFIG_MAP_SCHEMA,
+    checkEncoding: (object) => firstBase64Problem((object as ConfigMap).binaryData),
+    prepareForCreate: (object) => object,
+    validate: (object) => ({ object, errors: validateConfigMap(object as ConfigMap) }),
+    prepareForUpdate: (next) => next,
+    validateUpdate: (next, current) => [...validateConfigMap(next as ConfigMap), ...validateConfigMapUpdate(next as ConfigMap, current as ConfigMap)],
+  },
+};
