@@ -60,7 +60,7 @@ test("a pod whose name is taken on the node by another UID is reported Failed wi
   assert.equal(sunk.at(-1), "status web Failed UnexpectedAdmissionError");
 });
 
-test("mirror pods and finished pods are not written, mirror deletions go to the mirror client, and pods the API server no longer has are removed", () => {
+test("mirror pods and finished pods are not written, mirror deletions go to the mirror client, and pods the API server no longer has are removed but not the agent's own", () => {
   const { store, bridge, mirrors } = setup();
   const mirror = pod("static", { annotations: { [MIRROR_ANNOTATION]: "h" } });
   bridge.handle({ op: "ADD", source: "apiserver", pods: [mirror, pod("done", {}, { phase: "Succeeded" }), pod("gone")] });
@@ -68,6 +68,7 @@ test("mirror pods and finished pods are not written, mirror deletions go to the 
   bridge.handle({ op: "REMOVE", source: "apiserver", pods: [mirror] });
   assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["gone"]);
   assert.deepEqual(mirrors, ["deleting static", "removed static"]);
+  store.create<Pod>(PODS.name, pod("local", { namespace: "apps" }), { keepUid: true });
   bridge.forgetMissing(() => false);
-  assert.deepEqual(store.list<Pod>(PODS.name, {}).items, []);
+  assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["local"]);
 });

@@ -8,7 +8,7 @@
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
 import type { Pod } from "../api/types.js";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
-import { isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
+import { ANNOTATION_CONFIG_SOURCE, isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { EVENTS } from "../apiserver/resources/events.js";
@@ -33,6 +33,23 @@ function withMutableFields(stored: Pod["spec"], latest: Pod["spec"]): Pod["spec"
   return spec;
 }
 
+/**
+ * API_SERVER_SOURCE is the config.source annotation of the pods this bridge writes into the store
+ * (kubetypes.ApiserverSource, as the kubelet's config annotates every pod with its source): it
+ * tells them from pods made through the agent's own API, also after an agent restart.
+ */
+export const API_SERVER_SOURCE = "api";
+
+/** fromApiServer tells whether a stored pod came from the API server. */
+function fromApiServer(pod: Pod): boolean {
+  return pod.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE] === API_SERVER_SOURCE;
+}
+
+/** annotated is the API server's annotations with the source marker. */
+function annotated(pod: Pod): Record<string, string> {
+  return { ...pod.metadata.annotations, [ANNOTATION_CONFIG_SOURCE]: API_SERVER_SOURCE };
+}
+
 /** StoreBridgeOptions configure a StoreBridge. */
 export interface StoreBridgeOptions {
   store: ObjectStore;
@@ -51,8 +68,6 @@ export interface StoreBridgeOptions {
 
 /** StoreBridge connects the API server's pods and the agent's store. */
 export class StoreBridge {
-  /** UIDs of the pods this bridge put into the store. */
-  private readonly ours = new Set<string>();
   private readonly stops: (() => void)[] = [];
 
   constructor(private readonly options: StoreBridgeOptions) {
@@ -83,7 +98,7 @@ export class StoreBridge {
    */
   forgetMissing(known: (uid: string) => boolean): void {
     const { store, nodeName } = this.options;
-    for (const pod of store.list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === nodeName && !isStoreMirrorPod(p) }).items) {
+    for (const pod of store.list<Pod>(PODS.name, { filter: (p) => p.spec.nodeName === nodeName && fromApiServer(p) }).items) {
       if (!known(pod.metadata.uid ?? "")) this.remove(pod);
     }
   }
@@ -104,27 +119,23 @@ export class StoreBridge {
       // A pod the API server already shows finished is not started again (kubelet filterOutInactivePods).
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata as Pod["metadata"] & { resourceVersion?: string; managedFields?: unknown };
-      this.ours.add(uid);
       // Admitted as the agent admits a pod it restores (defaulted and validated, UID kept), so the
       // containers' spec hashes are the same when a restarted agent restores it from its state.
-      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata, spec: pod.spec }, this.options.nodeName, { restore: true });
-      if (!created.ok) {
-        this.ours.delete(uid);
-        this.reject(pod, created.errors.join("; "));
-      }
+      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true });
+      if (!created.ok) this.reject(pod, created.errors.join("; "));
       return;
     }
     if (stored.metadata.uid !== uid) throw new StoreError("AlreadyExists", `pods "${name}" already exists on the node with another UID`);
-    this.ours.add(uid);
+    const annotations = annotated(pod);
     const { deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = deletionTimestamp !== undefined && (current.metadata.deletionTimestamp !== deletionTimestamp || current.metadata.deletionGracePeriodSeconds !== deletionGracePeriodSeconds);
       // Of a bound pod's spec only the container images and activeDeadlineSeconds may change
       // (ValidatePodUpdate); the rest of the stored spec stays as the agent admitted it.
       const spec = withMutableFields(current.spec, pod.spec);
-      const changed = deletionChanged || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, pod.metadata.annotations);
+      const changed = deletionChanged || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
       if (!changed) return undefined;
-      const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations: pod.metadata.annotations, ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
+      const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations, ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
       return { ...current, metadata, spec } as Pod;
     }, { uid });
   }
@@ -153,10 +164,8 @@ export class StoreBridge {
       this.options.staticPods({ type: event.type, object: pod });
       return;
     }
-    const uid = pod.metadata.uid ?? "";
-    if (!this.ours.has(uid)) return;
+    if (!fromApiServer(pod)) return;
     if (event.type === "DELETED") {
-      this.ours.delete(uid);
       this.options.sink.podTerminated(pod);
       return;
     }
