@@ -2,9 +2,11 @@
 // status API, and prints a live view of pod changes and events until SIGINT/SIGTERM (graceful);
 // a second signal kills everything at once.
 import { mkdir, stat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir, hostname } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { isIP } from "node:net";
 import { Agent } from "../agent/agent.js";
 import { applyManifest, checkManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { StateDirectoryLock } from "../agent/state-lock.js";
@@ -25,6 +27,11 @@ import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
+import { ClusterNode, defaultNodeIP } from "../cluster/cluster-node.js";
+import { withNodePodIP } from "../cluster/host-network-runtime.js";
+import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
+import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
+import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
 export const DEFAULT_LISTEN = "127.0.0.1:10255";
@@ -34,6 +41,7 @@ export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
                [--leave-running] [--probe-history-window DURATION]
+               [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -63,6 +71,17 @@ Flags:
                          directory, for the console and describe/explain (default 24h; 1m to 168h)
       --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
   -q, --quiet            no live view
+
+Cluster mode (docs/cluster.md):
+      --kubeconfig FILE  join the cluster of this kubeconfig as a node: register the Node, renew its
+                         Lease, run the pods the scheduler binds to it and report their status
+      --node-name NAME   the Node's name (default: the host name)
+      --node-ip IP       the Node's InternalIP, where the API server reaches the daemon endpoint
+                         (default: the first non-loopback IPv4 address)
+      --kubelet-port N   the daemon endpoint's HTTPS port (default ${DEFAULT_KUBELET_PORT}): logs, /pods, /healthz
+      --client-ca-file FILE
+                         the CA of the client certificates the daemon endpoint lets in (the API
+                         server's kubelet client certificate); without it the endpoint is not served
 `;
 
 /** runRunCommand runs `probelet run ARGS…`; resolves with the exit code after shutdown. */
@@ -76,7 +95,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   // Until they pass nothing touches the state directory or a runtime (a second agent on a busy
   // state directory, a bad manifest or a taken port disturb nothing that runs).
   const files = values.filename ?? [];
-  if (files.length === 0 && values.manifests === undefined) throw new UsageError("nothing to run: give -f FILE or --manifests DIR");
+  if (files.length === 0 && values.manifests === undefined && values.kubeconfig === undefined) throw new UsageError("nothing to run: give -f FILE, --manifests DIR or --kubeconfig FILE");
   const runtimeName = values.runtime ?? "process";
   if (runtimeName !== "process" && runtimeName !== "cri") throw new UsageError(`unsupported runtime "${runtimeName}": supported values: "process", "cri"`);
   if (values["leave-running"] && runtimeName === "process" && !(await supervisorAvailable())) {
@@ -118,14 +137,20 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return 2;
   }
   if (values.manifests !== undefined) await requireDirectory(values.manifests);
+  const cluster = await clusterSettings(values);
 
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const lock = await StateDirectoryLock.acquire(stateDir);
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
-    const runtime = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
-    const agent = new Agent({ runtime, stateDir, clock, logger: logger.child("agent"), ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}) });
+    const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
+    const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
+    const agent = new Agent({
+      runtime, stateDir, clock, logger: logger.child("agent"),
+      ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
+      ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
+    });
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
     let server;
@@ -146,7 +171,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, (secure?.server ?? server).url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint });
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
   } finally {
     await removeAgentUrl(stateDir);
     await lock.release();
@@ -168,6 +193,44 @@ interface RunningAgent {
   logger: Logger;
   stateDir: string;
   fingerprint: string | undefined;
+  cluster: ClusterSettings | undefined;
+}
+
+/** ClusterSettings are the checked cluster-mode flags. */
+interface ClusterSettings {
+  credentials: ClusterCredentials;
+  nodeName: string;
+  nodeIP: string;
+  kubeletPort: number;
+  clientCa: Buffer | undefined;
+}
+
+/** clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without --kubeconfig). */
+async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]): Promise<ClusterSettings | undefined> {
+  if (values.kubeconfig === undefined) {
+    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file"] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --kubeconfig`);
+    }
+    return undefined;
+  }
+  const nodeName = values["node-name"] ?? hostname().toLowerCase();
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(nodeName) || nodeName.length > 253) {
+    throw new UsageError(`--node-name: Invalid value: "${nodeName}": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`);
+  }
+  const port = Number(values["kubelet-port"] ?? DEFAULT_KUBELET_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--kubelet-port: Invalid value: "${values["kubelet-port"] ?? ""}": must be between 1 and 65535, inclusive`);
+  const nodeIP = values["node-ip"] ?? defaultNodeIP();
+  if (isIP(nodeIP) === 0) throw new UsageError(`--node-ip: Invalid value: "${nodeIP}": must be an IP address`);
+  try {
+    const credentials = await loadKubeconfig(values.kubeconfig);
+    const caFile = values["client-ca-file"];
+    const clientCa = caFile === undefined ? undefined : Buffer.from(await readFile(caFile).catch((err: unknown) => {
+      throw new Error(`--client-ca-file ${caFile}: ${err instanceof Error ? err.message : String(err)}`);
+    }));
+    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa };
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** runAgent adopts or reaps what a previous agent left, admits the pods, and runs until a signal. */
@@ -186,12 +249,17 @@ async function runAgent(run: RunningAgent): Promise<number> {
     for (const e of r.errors) ctx.stderr(`error: ${e}\n`);
   });
   await dir?.start();
-  await agent.cleanupOrphans();
+  const node = run.cluster === undefined ? undefined : await startClusterNode(run, run.cluster);
+  // Orphans are only known once every source listed its pods: the API server's pods may take a
+  // while (or the server may be away), and running pods are never killed for that.
+  if (node === undefined) await agent.cleanupOrphans();
+  else void node.podsSynced.then(() => agent.cleanupOrphans());
   agent.start();
   run.markReady();
   const tls = run.fingerprint === undefined ? "" : ` (TLS certificate SHA-256 ${run.fingerprint})`;
+  const joined = run.cluster === undefined ? "" : `, node ${run.cluster.nodeName} of ${run.cluster.credentials.server}`;
   const api = run.secure === undefined ? `status API ${server.url}${tls}` : `status API ${server.url}, HTTPS ${run.secure.url}${tls}`;
-  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, ${api}, state ${run.stateDir}); Ctrl-C stops\n`);
+  ctx.stdout(`probelet: agent running (runtime ${runtime.type}, ${api}, state ${run.stateDir}${joined}); Ctrl-C stops\n`);
 
   await waitForAbort(ctx.signal);
   ctx.stdout("probelet: stopping pods gracefully (signal again to kill them at once)\n");
@@ -201,6 +269,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
     process.once("SIGTERM", again);
   });
   await dir?.close();
+  await node?.close();
   if (values["leave-running"]) {
     await agent.detach();
     await server.close();
@@ -218,6 +287,48 @@ async function runAgent(run: RunningAgent): Promise<number> {
   ctx.stdout("probelet: stopped\n");
   return 0;
 }
+
+/** startClusterNode joins the cluster: the daemon endpoint, registration, lease, pods and statuses. */
+async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Promise<ClusterNode> {
+  const { runtime, agent, clock, logger } = run;
+  let server;
+  if (cluster.clientCa === undefined) {
+    run.ctx.stderr("Warning: no --client-ca-file: the daemon endpoint is not served, so kubectl logs through the API server will not work\n");
+  } else {
+    const certFile = run.values["tls-cert-file"];
+    const keyFile = run.values["tls-private-key-file"];
+    const cert = certFile !== undefined && keyFile !== undefined ? await loadServingCert(certFile, keyFile) : await loadOrCreateServingCert(run.stateDir, [cluster.nodeIP, cluster.nodeName]);
+    server = { host: cluster.nodeIP, cert: cert.cert, key: cert.key, clientCa: cluster.clientCa };
+  }
+  const version = runtime.type !== "process" ? await runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => "cri://unknown") : "process://probelet";
+  const node = new ClusterNode({
+    credentials: cluster.credentials,
+    identity: {
+      name: cluster.nodeName,
+      internalIP: cluster.nodeIP,
+      hostname: cluster.nodeName,
+      kubeletPort: cluster.kubeletPort,
+      containerRuntimeVersion: version,
+      kubeletVersion: PROBELET_KUBELET_VERSION,
+      stateDir: run.stateDir,
+      taints: runtime.type === "process" ? [PROCESS_RUNTIME_TAINT] : [],
+    },
+    agent,
+    ...(server !== undefined ? { server } : {}),
+    clock,
+    logger: logger.child("cluster"),
+  });
+  try {
+    await node.start();
+  } catch (err) {
+    await node.close();
+    throw new UsageError(`cannot serve the daemon endpoint on ${cluster.nodeIP}:${cluster.kubeletPort}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return node;
+}
+
+/** PROBELET_KUBELET_VERSION is the version the Node reports (nodeInfo.kubeletVersion). */
+const PROBELET_KUBELET_VERSION = "v0.1.0-probelet";
 
 /** requireDirectory fails with kubectl's wording when the manifest directory is not there. */
 async function requireDirectory(dir: string): Promise<void> {
@@ -292,6 +403,11 @@ function parseRunArgs(argv: readonly string[]) {
         "tls-cert-file": { type: "string" },
         "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
+        kubeconfig: { type: "string" },
+        "node-name": { type: "string" },
+        "node-ip": { type: "string" },
+        "kubelet-port": { type: "string" },
+        "client-ca-file": { type: "string" },
         "log-level": { type: "string" },
         "probe-history-window": { type: "string" },
         quiet: { type: "boolean", short: "q" },

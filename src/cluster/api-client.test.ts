@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { after, test } from "node:test";
+import { FakeClock } from "../../test/fakes/fake-clock.js";
+import { FakeApiServer, statusBody } from "../../test/cluster/fake-apiserver.js";
+import { ApiClient, ApiStatusError, MAX_RESPONSE_BYTES } from "./api-client.js";
+
+const servers: FakeApiServer[] = [];
+after(async () => {
+  for (const s of servers) await s.close();
+});
+
+test("a 429 with Retry-After is retried after that many seconds, and the bearer token is sent", async () => {
+  let calls = 0;
+  const server = await FakeApiServer.start(() => (calls++ === 0 ? { code: 429, body: statusBody(429, "TooManyRequests", "slow down"), headers: { "retry-after": "2" } } : { code: 200, body: { kind: "Node" } }));
+  servers.push(server);
+  const clock = new FakeClock();
+  const client = new ApiClient({ credentials: server.credentials, clock });
+  const result = client.request<{ kind: string }>("GET", "/api/v1/nodes/n");
+  await server.waitForRequests(1);
+  await clock.advance(1999);
+  assert.equal(server.requests.length, 1);
+  await clock.advance(1);
+  assert.deepEqual(await result, { kind: "Node" });
+  assert.equal(server.requests[1]?.authorization, "Bearer test-token");
+});
+
+test("a 403 rejects with the API server's own message and reason, without retrying", async () => {
+  const message = 'nodes "other" is forbidden: node "n" is not allowed to modify node "other"';
+  const server = await FakeApiServer.start(() => ({ code: 403, body: statusBody(403, "Forbidden", message) }));
+  servers.push(server);
+  const client = new ApiClient({ credentials: server.credentials, clock: new FakeClock() });
+  await assert.rejects(client.request("PATCH", "/api/v1/nodes/other/status", { body: {} }), (err: Error) => err instanceof ApiStatusError && err.code === 403 && err.reason === "Forbidden" && err.message === message);
+  assert.equal(server.requests.length, 1);
+});
+
+test("a refused connection is worded as Go's net/http words it", async () => {
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+  const client = new ApiClient({ credentials: { server: `https://127.0.0.1:${port}`, insecureSkipTlsVerify: false }, clock: new FakeClock() });
+  await assert.rejects(client.request("GET", "/api/v1/nodes"), { message: `Get "https://127.0.0.1:${port}/api/v1/nodes": dial tcp 127.0.0.1:${port}: connect: connection refused` });
+});
+
+test("a response larger than the limit is refused instead of buffered", async () => {
+  const server = await FakeApiServer.start(() => ({ code: 200, body: { items: "x".repeat(MAX_RESPONSE_BYTES + 10) } }));
+  servers.push(server);
+  const client = new ApiClient({ credentials: server.credentials, clock: new FakeClock() });
+  await assert.rejects(client.request("GET", "/api/v1/pods"), /the response is larger than/);
+});
+
+test("a server certificate the client does not trust is refused before any request reaches the server", async () => {
+  const server = await FakeApiServer.start(() => ({ code: 200, body: {} }));
+  servers.push(server);
+  const client = new ApiClient({ credentials: { server: server.credentials.server, insecureSkipTlsVerify: false }, clock: new FakeClock() });
+  await assert.rejects(client.request("GET", "/api/v1/nodes"), /self.signed certificate|unable to verify/);
+  assert.equal(server.requests.length, 0);
+});

@@ -1,0 +1,115 @@
+// Cluster mode: the agent as a Kubernetes node. One object starts and stops what a kubelet runs
+// against the API server: registration and node status (node-status-reporter.ts), the Lease
+// (node-lease.ts), the pods bound to the node (api-pod-source.ts → store-bridge.ts), their
+// statuses back to the API server (api-status-sync.ts), events, and the daemon endpoint
+// (kubelet-server.ts).
+import { networkInterfaces } from "node:os";
+import type { AgentApi } from "../agent/agent-api.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import { ApiClient } from "./api-client.js";
+import { ApiPodSource } from "./api-pod-source.js";
+import { ApiStatusSync } from "./api-status-sync.js";
+import { StoreBridge } from "./store-bridge.js";
+import { EventSink } from "./event-sink.js";
+import type { ClusterCredentials } from "./kubeconfig.js";
+import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
+import { MirrorPods } from "./mirror-pods.js";
+import { NodeLease } from "./node-lease.js";
+import type { NodeIdentity } from "./node-object.js";
+import { NodeStatusReporter } from "./node-status-reporter.js";
+
+/** ClusterNodeOptions configure a ClusterNode. */
+export interface ClusterNodeOptions {
+  credentials: ClusterCredentials;
+  identity: NodeIdentity;
+  agent: AgentApi & { runtimeErrors(): string[] };
+  /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
+  server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
+  clock: Clock;
+  logger: Logger;
+}
+
+/** ClusterNode runs the node's conversation with the API server. */
+export class ClusterNode {
+  readonly client: ApiClient;
+  readonly status: NodeStatusReporter;
+  readonly lease: NodeLease;
+  readonly pods: ApiPodSource;
+  readonly statusSync: ApiStatusSync;
+  private readonly bridge: StoreBridge;
+  private readonly mirrors: MirrorPods;
+  private readonly events: EventSink;
+  private readonly stop = new AbortController();
+  private readonly loops: Promise<void>[] = [];
+  private server: KubeletServer | undefined;
+  private markRegistered: (uid: string) => void = () => undefined;
+  /** Resolves with the Node's UID once it is registered. */
+  private readonly registered = new Promise<string>((resolve) => (this.markRegistered = resolve));
+
+  constructor(private readonly options: ClusterNodeOptions) {
+    const { credentials, identity, clock, logger, agent } = options;
+    this.client = new ApiClient({ credentials, clock, logger, userAgent: `probelet/${identity.kubeletVersion} (${process.platform}) kubelet` });
+    this.status = new NodeStatusReporter({ client: this.client, identity, health: () => ({ runtimeErrors: agent.runtimeErrors() }), clock, logger: logger.child("node") });
+    this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
+    this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
+    this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
+    this.events = new EventSink({ client: this.client, clock, logger: logger.child("events") });
+    this.bridge = new StoreBridge({ store: agent.store, nodeName: identity.name, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), events: (e) => this.events.send(e), logger: logger.child("pods") });
+    this.pods = new ApiPodSource({ client: this.client, nodeName: identity.name, clock, logger: logger.child("source"), listener: (u) => this.bridge.handle(u) });
+    void this.pods.hasSynced.then(() => this.bridge.forgetMissing((uid) => this.pods.get(uid) !== undefined));
+  }
+
+  /**
+   * start serves the daemon endpoint, then registers the node in the background and runs the
+   * lease, node status, pod source and status sync. Resolves once the endpoint listens.
+   */
+  async start(): Promise<void> {
+    const { server, identity, agent, logger } = this.options;
+    if (server !== undefined) {
+      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert: server.cert, key: server.key, clientCa: server.clientCa, logger: logger.child("kubelet-server") });
+    }
+    const signal = this.stop.signal;
+    this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
+    this.loops.push(
+      (async () => {
+        const node = await this.status.register(signal);
+        if (node === undefined) return;
+        this.markRegistered(node.metadata.uid ?? "");
+        await Promise.all([this.lease.run(signal), this.status.fastStatusUpdateOnce(signal).then(() => this.status.run(signal))]);
+      })(),
+    );
+  }
+
+  /** podsSynced resolves after the first list of the node's pods (orphan cleanup waits for it). */
+  get podsSynced(): Promise<void> {
+    return this.pods.hasSynced;
+  }
+
+  /**
+   * close stops talking to the API server first (so the pods the agent then stops on its way
+   * out are not reported as stopped), then stops the loops and the endpoint.
+   */
+  async close(): Promise<void> {
+    this.bridge.close();
+    this.mirrors.close();
+    this.events.close();
+    await this.statusSync.stop();
+    this.stop.abort();
+    await Promise.all(this.loops);
+    await this.server?.close();
+    this.client.close();
+  }
+}
+
+/**
+ * defaultNodeIP picks the node's InternalIP: the first non-internal IPv4 address of the machine
+ * (kubelet nodeutil.GetNodeHostIPs with no --node-ip: the address of the default route's
+ * interface), or the loopback address when there is none.
+ */
+export function defaultNodeIP(): string {
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const a of addresses ?? []) if (a.family === "IPv4" && !a.internal) return a.address;
+  }
+  return "127.0.0.1";
+}

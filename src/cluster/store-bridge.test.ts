@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { Pod } from "../api/types.js";
+import { PODS } from "../apiserver/resources/pods.js";
+import { newApiStore } from "../apiserver/resources/registry.js";
+import { ObjectStore } from "../apiserver/storage/object-store.js";
+import { silentLogger } from "../util/logger.js";
+import { FakeClock } from "../../test/fakes/fake-clock.js";
+import { MIRROR_ANNOTATION } from "./mirror-pods.js";
+import { StoreBridge } from "./store-bridge.js";
+
+function pod(name: string, extra: Partial<Pod["metadata"]> = {}, status?: Pod["status"]): Pod {
+  return { apiVersion: "v1", kind: "Pod", metadata: { name, namespace: "apps", uid: `uid-${name}`, ...extra }, spec: { nodeName: "node-1", containers: [{ name: "app", image: "busybox" }] }, ...(status ? { status } : {}) };
+}
+
+function setup() {
+  const store = newApiStore(new ObjectStore(new FakeClock()));
+  const sunk: string[] = [];
+  const mirrors: string[] = [];
+  const bridge = new StoreBridge({
+    store,
+    nodeName: "node-1",
+    sink: { statusChanged: (p) => sunk.push(`status ${p.metadata.name ?? ""} ${p.status?.phase ?? ""} ${p.status?.reason ?? ""}`), podTerminated: (p) => sunk.push(`terminated ${p.metadata.name ?? ""}`) },
+    staticPods: (e) => mirrors.push(`${e.type} ${e.object.metadata.name ?? ""}`),
+    mirrorRemoved: (p) => mirrors.push(`removed ${p.metadata.name ?? ""}`),
+    mirrorDeleting: (p) => mirrors.push(`deleting ${p.metadata.name ?? ""}`),
+    events: () => undefined,
+    logger: silentLogger,
+  });
+  return { store, bridge, sunk, mirrors };
+}
+
+test("an API server pod enters the store with its UID, its deletion with its grace period, and the agent's status and removal reach the sink", () => {
+  const { store, bridge, sunk } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web", {}, { phase: "Pending" })] });
+  const stored = store.get<Pod>(PODS.name, "apps", "web");
+  assert.equal(stored?.metadata.uid, "uid-web");
+  store.modify<Pod>(PODS.name, "apps", "web", (p) => ({ ...p, status: { phase: "Running" } }));
+  bridge.handle({ op: "DELETE", source: "apiserver", pods: [pod("web", { deletionTimestamp: "2026-01-01T00:00:30Z", deletionGracePeriodSeconds: 30 })] });
+  assert.equal(store.get<Pod>(PODS.name, "apps", "web")?.metadata.deletionGracePeriodSeconds, 30);
+  store.delete(PODS.name, "apps", "web");
+  assert.deepEqual(sunk, ["status web Pending ", "status web Running ", "status web Running ", "terminated web"]);
+});
+
+test("an image change reaches the store, while the rest of the stored spec stays as admitted", () => {
+  const { store, bridge } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web")] });
+  const changed = pod("web");
+  changed.spec = { ...changed.spec, containers: [{ name: "app", image: "busybox:2" }], schedulerName: "other" } as Pod["spec"];
+  bridge.handle({ op: "UPDATE", source: "apiserver", pods: [changed] });
+  const stored = store.get<Pod>(PODS.name, "apps", "web");
+  assert.equal(stored?.spec.containers[0]?.image, "busybox:2");
+  assert.equal((stored?.spec as unknown as Record<string, unknown>)["schedulerName"], "default-scheduler");
+});
+
+test("a pod whose name is taken on the node by another UID is reported Failed with UnexpectedAdmissionError", () => {
+  const { bridge, sunk } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web")] });
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web", { uid: "uid-other" })] });
+  assert.equal(sunk.at(-1), "status web Failed UnexpectedAdmissionError");
+});
+
+test("mirror pods and finished pods are not written, mirror deletions go to the mirror client, and pods the API server no longer has are removed but not the agent's own", () => {
+  const { store, bridge, mirrors } = setup();
+  const mirror = pod("static", { annotations: { [MIRROR_ANNOTATION]: "h" } });
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [mirror, pod("done", {}, { phase: "Succeeded" }), pod("gone")] });
+  bridge.handle({ op: "DELETE", source: "apiserver", pods: [{ ...mirror, metadata: { ...mirror.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }] });
+  bridge.handle({ op: "REMOVE", source: "apiserver", pods: [mirror] });
+  assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["gone"]);
+  assert.deepEqual(mirrors, ["deleting static", "removed static"]);
+  store.create<Pod>(PODS.name, pod("local", { namespace: "apps" }), { keepUid: true });
+  bridge.forgetMissing(() => false);
+  assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["local"]);
+});
