@@ -2,8 +2,10 @@
 // the code that folds cached results into a pod status (kubelet pkg/kubelet/prober/prober_manager.go).
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
+import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
+import { registerProbeEngineInfo } from "./engine-metric.js";
 import { noopEventRecorder, type EventRecorder } from "./events.js";
 import type { ProberMetrics } from "./metrics.js";
 import { Prober, type ProberOptions } from "./prober.js";
@@ -69,6 +71,9 @@ export class ProbeManager {
     this.readinessManager = options.readinessManager ?? new ResultsManager();
     this.startupManager = options.startupManager ?? new ResultsManager();
     this.start = this.clock.now();
+    const engine = probeEngineInfo();
+    this.logger.info("Probe I/O engine selected", engine.reason === "" ? { engine: engine.name } : { engine: engine.name, reason: engine.reason });
+    if (options.metrics) registerProbeEngineInfo(options.metrics.registry, engine);
     if (options.prober) {
       this.prober = options.prober;
     } else {
