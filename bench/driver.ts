@@ -10,6 +10,7 @@ import type { CommandRunner } from "../src/probe/command-runner.js";
 import type { CloseMode } from "../src/probe/connection.js";
 import type { ProbeOutcome } from "../src/probe/result.js";
 import { HostCommandRunner, type SpawnerMode } from "../src/probe/host-runner.js";
+import { probeEngineInfo, useProbeEngine } from "../src/probe/probe-engine.js";
 import { ProbeManager } from "../src/prober/manager.js";
 import { FlagError, flagUsage, parseGoFlags } from "./lib/go-flags.js";
 import { LoadRecorder } from "./lib/probe-recorder.js";
@@ -33,6 +34,7 @@ const FLAGS = {
   "close-mode": { kind: "string", default: "", help: "probelet only: graceful|reset socket close (default: the prober's default)" },
   handler: { kind: "string", default: "real", help: "probelet only: real|noop (noop: the kind's handler resolves success at once, to cost the worker/prober machinery alone)" },
   spawner: { kind: "string", default: "auto", help: "probelet only, exec: auto|helper|node (HostCommandRunner spawner)" },
+  engine: { kind: "string", default: "auto", help: "probelet only: auto|native|js probe I/O engine of http and tcp (auto: native when built)" },
 } as const;
 
 const DEFAULT_TARGETS: Record<ProbeKind, string> = {
@@ -182,6 +184,9 @@ function parseCommandLine(): { cfg: RunConfig; mode: string } {
   if (values.handler !== "real" && values.handler !== "noop") throw new FlagError("bad -handler");
   const spawner = values.spawner;
   if (spawner !== "auto" && spawner !== "helper" && spawner !== "node") throw new FlagError("bad -spawner");
+  const engine = values.engine;
+  if (engine !== "auto" && engine !== "native" && engine !== "js") throw new FlagError("bad -engine");
+  if (engine !== "auto") useProbeEngine(engine);
   if (values.n < 1 || values.period <= 0 || values.duration <= 0 || values.timeout <= 0) throw new FlagError("-n, -period, -duration and -timeout must be positive");
   const cfg: RunConfig = {
     kind,
@@ -258,6 +263,7 @@ async function main(): Promise<void> {
     cpu_us_per_probe: round3((cpuS * 1e6) / Math.max(1, completed)) ?? 0,
     extra: {
       node: process.version,
+      engine: probeEngineInfo().name,
       close_mode: cfg.closeMode ?? "default",
       handler: cfg.noopHandler ? "noop" : "real",
       ...(spawnerUsed ? { spawner: spawnerUsed } : {}),
