@@ -21,8 +21,8 @@ import { percentile, round3 } from "./lib/stats.js";
 import { podUid, runningStatus, syntheticPod, syntheticTarget, SyntheticStatusProvider, type ProbeKind, type SyntheticTarget } from "./lib/synthetic-pods.js";
 
 const FLAGS = {
-  kind: { kind: "string", default: "http", help: "http|tcp|exec" },
-  target: { kind: "string", default: "", help: "URL (http), host:port (tcp), or command line (exec)" },
+  kind: { kind: "string", default: "http", help: "http|tcp|exec|grpc" },
+  target: { kind: "string", default: "", help: "URL (http), host:port (tcp, grpc), or command line (exec)" },
   n: { kind: "int", default: "1000", help: "number of concurrent probe workers (synthetic pods)" },
   period: { kind: "duration", default: "1s", help: "probe period per worker" },
   duration: { kind: "duration", default: "20s", help: "load duration" },
@@ -41,6 +41,7 @@ const DEFAULT_TARGETS: Record<ProbeKind, string> = {
   http: "http://127.0.0.1:23080/healthz",
   tcp: "127.0.0.1:23080", // the anchor's default, kept for parity
   exec: "/bin/true",
+  grpc: "127.0.0.1:23082", // the gRPC anchor's health server (bench/anchor-grpc)
 };
 
 /** WATCHDOG_SLACK_MS bounds a run to duration + timeout + this, whatever happens. */
@@ -177,7 +178,7 @@ async function runSeq(cfg: RunConfig, t0: number): Promise<RunFigures> {
 function parseCommandLine(): { cfg: RunConfig; mode: string } {
   const { values } = parseGoFlags(FLAGS, process.argv.slice(2));
   const kind = values.kind;
-  if (kind !== "http" && kind !== "tcp" && kind !== "exec") throw new FlagError("bad -kind");
+  if (kind !== "http" && kind !== "tcp" && kind !== "exec" && kind !== "grpc") throw new FlagError("bad -kind");
   if (values.mode !== "load" && values.mode !== "seq") throw new FlagError("bad -mode");
   const closeMode = values["close-mode"];
   if (closeMode !== "" && closeMode !== "graceful" && closeMode !== "reset") throw new FlagError("bad -close-mode");
