@@ -1,16 +1,17 @@
 // probelet's native probe I/O engine: a Node-API addon that runs the socket work of tcpSocket
 // and plain-HTTP httpGet probes on its own epoll thread.
 //
-// The JavaScript thread calls submit(), which creates a non-blocking socket, starts connect()
-// and registers the socket with the engine's epoll set (epoll_ctl is thread-safe); the engine
-// thread then finishes the connect, writes the prebuilt request bytes, reads the response in
-// bounded chunks and watches each probe's deadline. What happens is queued as fixed-size event
+// The JavaScript thread calls submit(), which only queues the probe and wakes the engine
+// thread when the queue was empty; the engine thread creates the non-blocking socket and
+// connects (a loopback connect() does the whole handshake inside the system call, so it stays
+// off the event loop), finishes the connect, writes the prebuilt request bytes, reads the
+// response in bounded chunks and watches each probe's deadline. What happens is queued as fixed-size event
 // records plus one byte area, and the JavaScript callback receives everything queued since its
 // last call in one batch (one threadsafe-function call per batch, not per probe).
 //
-// Parsing stays in JavaScript (the same incremental parser as the socket path): after each
-// delivered read the socket is paused (EPOLLONESHOT) until JavaScript arms it again, so what
-// the engine reads is bounded by what the parser asks for. Closing follows the prober's close
+// Parsing stays in JavaScript (the same incremental parser as the socket path): once a probe
+// has had PAUSE_BYTES delivered since JavaScript last armed it, its socket is paused until
+// JavaScript arms it again, so what the engine reads is bounded by what the parser asks for. Closing follows the prober's close
 // mode: "reset" sets SO_LINGER {1, 0} before close() (an RST, no TIME-WAIT), as Node's
 // resetAndDestroy() does; errors and deadlines close plainly, as Node's destroy() does.
 #define NAPI_VERSION 8
@@ -35,12 +36,13 @@ enum { EV_CONNECTED = 1, EV_ERROR = 2, EV_TIMEOUT = 3, EV_DATA = 4 };
 // System calls named in EV_ERROR (Go names them in its error texts).
 enum { SYS_CONNECT = 0, SYS_READ = 1, SYS_WRITE = 2 };
 enum { KIND_TCP = 0, KIND_HTTP = 1 };
-enum { ST_FREE = 0, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED };
+enum { ST_FREE = 0, ST_QUEUED, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED };
 
 #define EVENT_FIELDS 7   // handle, type, errno, syscall, data offset, data length, flags
 #define FLAG_EOF 1
 #define FLAG_FINAL 2     // the engine released the probe: no more events for its handle
 #define READ_CHUNK 16384 // at most this much is read per delivery, as Node's read size
+#define PAUSE_BYTES 65536 // delivered without JavaScript arming the probe: reading pauses (mirrored in http-native.ts)
 #define SLOT_BITS 20
 #define MAX_SLOTS (1u << SLOT_BITS)
 #define WAKE_TAG UINT64_MAX
@@ -56,6 +58,9 @@ typedef struct {
   char *request;
   size_t request_len;
   size_t request_sent;
+  size_t unarmed_bytes; // delivered since JavaScript last armed the probe
+  struct sockaddr_storage peer;
+  socklen_t peer_len;
   char local[64];      // "ip:port" of the local end once connected
   uint32_t next_free;
 } probe_slot;
@@ -79,6 +84,8 @@ typedef struct {
   uint32_t *heap; // slot indexes, min-heap on deadline_ns
   uint32_t heap_len;
   int64_t wait_until_ns; // when the engine thread plans to wake up (INT64_MAX: no deadline)
+  uint64_t *queued;       // submitted probes the engine thread has not connected yet: (gen << 32) | slot
+  size_t queued_len, queued_cap;
   event_queue pending, delivering;
   napi_threadsafe_function tsfn;
   int js_active; // probes submitted and not yet released, seen from the JavaScript thread
@@ -309,7 +316,7 @@ static void write_request(engine *e, uint32_t slot) {
   free(p->request);
   p->request = NULL;
   p->state = ST_READING;
-  watch(e, slot, EPOLLIN | EPOLLONESHOT, EPOLL_CTL_MOD);
+  watch(e, slot, EPOLLIN, EPOLL_CTL_MOD);
 }
 
 static void on_connect_ready(engine *e, uint32_t slot) {
@@ -354,11 +361,32 @@ static void on_readable(engine *e, uint32_t slot, char *buf) {
     fail(e, slot, err, SYS_READ);
   } else if (eof) {
     release_slot(e, slot, p->reset); // the JavaScript side would close it the same way now
-  } else if (got > 0) {
-    p->state = ST_PAUSED; // EPOLLONESHOT disarmed it; JavaScript re-arms it with a deadline
-  } else {
-    watch(e, slot, EPOLLIN | EPOLLONESHOT, EPOLL_CTL_MOD);
+  } else if ((p->unarmed_bytes += got) >= PAUSE_BYTES) {
+    p->state = ST_PAUSED; // JavaScript resumes it when it arms the probe again
+    watch(e, slot, 0, EPOLL_CTL_MOD);
   }
+}
+
+// start_queued creates and connects the sockets of the probes submitted since the last turn.
+static void start_queued(engine *e) {
+  for (size_t i = 0; i < e->queued_len; i++) {
+    uint32_t slot = (uint32_t)(e->queued[i] & 0xffffffffu);
+    probe_slot *p = &e->slots[slot];
+    if (p->state != ST_QUEUED || p->gen != (uint32_t)(e->queued[i] >> 32)) continue; // closed meanwhile
+    int fd = socket(p->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      fail(e, slot, errno, SYS_CONNECT);
+      continue;
+    }
+    p->fd = fd;
+    if (connect(fd, (struct sockaddr *)&p->peer, p->peer_len) != 0 && errno != EINPROGRESS) {
+      fail(e, slot, errno, SYS_CONNECT);
+      continue;
+    }
+    p->state = ST_CONNECTING;
+    watch(e, slot, EPOLLOUT, EPOLL_CTL_ADD);
+  }
+  e->queued_len = 0;
 }
 
 static void expire_deadlines(engine *e) {
@@ -412,6 +440,7 @@ static void *engine_main(void *arg) {
       else if (p->state == ST_WRITING) write_request(e, slot);
       else if (p->state == ST_READING) on_readable(e, slot, buf);
     }
+    start_queued(e);
     expire_deadlines(e);
   }
   pthread_mutex_unlock(&e->lock);
@@ -504,7 +533,8 @@ static int64_t arg_int(napi_env env, napi_value v) {
   return out;
 }
 
-// submit(kind, ip, port, request|null, timeoutMs, reset) → handle (≥ 0) or −errno of socket()/connect().
+// submit(kind, ip, port, request|null, timeoutMs, reset) → handle (≥ 0), or −ENOMEM. The engine
+// thread connects; socket() and connect() errors come back as EV_ERROR events.
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   engine *e = engine_of(env);
   size_t argc = 6;
@@ -546,33 +576,28 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
     memcpy(request, bytes, request_len);
   }
 
-  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    int err = errno;
-    free(request);
-    napi_create_int32(env, -err, &out);
-    return out;
-  }
-  if (connect(fd, (struct sockaddr *)&ss, ss_len) != 0 && errno != EINPROGRESS) {
-    int err = errno;
-    close(fd);
-    free(request);
-    napi_create_int32(env, -err, &out);
-    return out;
-  }
-
   pthread_mutex_lock(&e->lock);
   uint32_t slot;
-  if (alloc_slot(e, &slot) != 0) {
+  if (e->queued_len == e->queued_cap) {
+    size_t cap = e->queued_cap ? e->queued_cap * 2 : 256;
+    uint64_t *queued = realloc(e->queued, cap * sizeof(uint64_t));
+    if (queued) {
+      e->queued = queued;
+      e->queued_cap = cap;
+    }
+  }
+  if (e->queued_len == e->queued_cap || alloc_slot(e, &slot) != 0) {
     pthread_mutex_unlock(&e->lock);
-    close(fd);
     free(request);
     napi_create_int32(env, -ENOMEM, &out);
     return out;
   }
   probe_slot *p = &e->slots[slot];
-  p->fd = fd;
-  p->state = ST_CONNECTING;
+  p->fd = -1;
+  p->state = ST_QUEUED;
+  p->peer = ss;
+  p->peer_len = ss_len;
+  p->unarmed_bytes = 0;
   p->kind = kind;
   p->reset = reset;
   p->request = request;
@@ -580,8 +605,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   p->request_sent = 0;
   p->local[0] = 0;
   p->heap_index = -1;
-  if (timeout_ms > 0) set_deadline(e, slot, now_ns() + timeout_ms * 1000000LL);
-  watch(e, slot, EPOLLOUT, EPOLL_CTL_ADD);
+  if (timeout_ms > 0) heap_set(e, slot, now_ns() + timeout_ms * 1000000LL);
+  e->queued[e->queued_len++] = ((uint64_t)p->gen << 32) | slot;
+  if (e->queued_len == 1) wake_thread(e);
   uint32_t handle = handle_of(e, slot);
   pthread_mutex_unlock(&e->lock);
   tsfn_ref(e, env, 1);
@@ -601,9 +627,10 @@ static napi_value js_arm(napi_env env, napi_callback_info info) {
   uint32_t slot;
   if (lookup_handle(e, handle, &slot) == 0) {
     set_deadline(e, slot, now_ns() + ms * 1000000LL);
+    e->slots[slot].unarmed_bytes = 0;
     if (e->slots[slot].state == ST_PAUSED) {
       e->slots[slot].state = ST_READING;
-      watch(e, slot, EPOLLIN | EPOLLONESHOT, EPOLL_CTL_MOD);
+      watch(e, slot, EPOLLIN, EPOLL_CTL_MOD);
     }
   }
   pthread_mutex_unlock(&e->lock);
@@ -645,6 +672,7 @@ static void engine_cleanup(void *arg) {
   close(e->wake_fd);
   free(e->slots);
   free(e->heap);
+  free(e->queued);
   free(e->pending.events);
   free(e->pending.data);
   free(e->delivering.events);

@@ -5,6 +5,9 @@ import type { CloseMode } from "./connection.js";
 import type { ProbeStream, SocketOwner } from "./http-socket.js";
 import { socketError, type NativeProbeEngine, type NativeProbeSink, type NativeSyscall } from "./native-engine.js";
 
+/** PAUSE_BYTES mirrors the addon's: after this much is delivered without an arm, it stops reading. */
+const PAUSE_BYTES = 65536;
+
 /**
  * NativeHttpConnection is one request's connection. Its deadline is the engine's per-probe
  * deadline: setTimeout(ms) moves it to ms from now (and resumes reading after a delivery), as
@@ -17,8 +20,8 @@ export class NativeHttpConnection implements NativeProbeSink, ProbeStream {
   /** destroyed: the engine no longer holds the socket (closed here, or released at EOF or an error). */
   destroyed = false;
   private handle = -1;
-  /** A delivery without EOF paused reading until the next setTimeout. */
-  private paused = false;
+  /** Bytes delivered since the last arm; at PAUSE_BYTES the engine paused reading until the next setTimeout. */
+  private unarmed = 0;
   private deadlineAt = Number.NaN;
 
   constructor(
@@ -30,7 +33,7 @@ export class NativeHttpConnection implements NativeProbeSink, ProbeStream {
     this.owner = owner;
   }
 
-  /** open starts the connection; a socket()/connect() failure is reported as the socket's error, asynchronously. */
+  /** open starts the connection; a failure to queue it is reported as the socket's error, asynchronously. */
   open(request: Buffer, timeoutMs: number, closeMode: CloseMode): this {
     this.handle = this.engine.dialHttp(this.ip, this.port, request, timeoutMs, closeMode, this);
     this.deadlineAt = performance.now() + timeoutMs;
@@ -46,8 +49,8 @@ export class NativeHttpConnection implements NativeProbeSink, ProbeStream {
     if (this.destroyed) return;
     const at = performance.now() + ms;
     // Re-arming to the deadline already set is a no-op unless reading must resume.
-    if (!this.paused && Math.abs(at - this.deadlineAt) < 1) return;
-    this.paused = false;
+    if (this.unarmed < PAUSE_BYTES && Math.abs(at - this.deadlineAt) < 1) return;
+    this.unarmed = 0;
     this.deadlineAt = at;
     this.engine.arm(this.handle, ms);
   }
@@ -82,7 +85,7 @@ export class NativeHttpConnection implements NativeProbeSink, ProbeStream {
   onData(buf: Buffer, eof: boolean): void {
     // At EOF the engine has closed the socket with the probe's close mode already.
     if (eof) this.destroyed = true;
-    else this.paused = true;
+    else this.unarmed += buf.length;
     if (buf.length > 0) this.owner?.onRead(this, buf, buf.length);
     if (eof) this.owner?.onEnd(this);
   }

@@ -79,7 +79,8 @@ export class NativeProbeEngine {
   /**
    * dialTcp connects to ip:port and closes the connection as soon as it is made ("reset":
    * SO_LINGER {1, 0}); `timeoutMs` ≤ 0 means no deadline. Returns the probe's handle, or a
-   * negative errno when socket() or connect() failed at once.
+   * negative errno (ENOMEM) when the engine could not take it; socket() and connect() errors
+   * arrive as events.
    */
   dialTcp(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
     const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset");
