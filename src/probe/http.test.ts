@@ -336,6 +336,7 @@ forEachProbeEngine(() => {
     setTimeout(() => controller.abort(), 100);
     const outcome = await probe(server.url(), { signal: controller.signal, timeoutMs: 5000 });
     assert.deepEqual(outcome, { result: "failure", output: `Get "${server.url()}": context canceled` });
+    assert.equal(nativeEngine()?.inFlight() ?? 0, 0, "an aborted probe leaves no socket with the native engine");
   });
 
   function h(name: string, value: string): HTTPHeader {
