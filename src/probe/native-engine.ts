@@ -68,7 +68,10 @@ export class NativeProbeEngine {
   private readonly sinks = new Map<number, NativeProbeSink>();
 
   constructor(private readonly binding: EngineBinding) {
-    binding.start((events, data) => this.dispatch(events, data));
+    // A batch is handled in the check phase, after the I/O callbacks of the loop turn that
+    // brought it: an in-process server then sees its side of a connection (the accept a
+    // loopback connect() completed) before the probe's outcome is known, as with Node sockets.
+    binding.start((events, data) => setImmediate(() => this.dispatch(events, data)));
   }
 
   /** inFlight counts the probes whose sockets the engine still holds. */
