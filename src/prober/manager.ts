@@ -37,7 +37,7 @@ export interface ProbeManagerOptions {
   /**
    * How late (ms) a worker's tick may run so that ticks due close together share one wake-up
    * of the event loop (tick-scheduler.ts). Default: DEFAULT_TICK_COALESCE_MS with the system
-   * clock, 0 (every tick exactly at its due time) with an injected clock.
+   * clock, 0 (every tick exactly at its due time) with any other clock (tests' fake clocks).
    */
   tickCoalesceMs?: number;
   /** Observes every probe that ran (probe history, `probelet probe --watch`). */
@@ -86,7 +86,7 @@ export class ProbeManager {
     this.readinessManager = options.readinessManager ?? new ResultsManager();
     this.startupManager = options.startupManager ?? new ResultsManager();
     this.start = this.clock.now();
-    this.scheduler = new TickScheduler(this.clock, options.tickCoalesceMs ?? (options.clock ? 0 : DEFAULT_TICK_COALESCE_MS));
+    this.scheduler = new TickScheduler(this.clock, options.tickCoalesceMs ?? (this.clock === systemClock ? DEFAULT_TICK_COALESCE_MS : 0));
     const engine = probeEngineInfo();
     this.logger.info("Probe I/O engine selected", engine.reason === "" ? { engine: engine.name } : { engine: engine.name, reason: engine.reason });
     if (options.metrics) registerProbeEngineInfo(options.metrics.registry, engine);
