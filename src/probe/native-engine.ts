@@ -147,5 +147,6 @@ export function loadNativeEngine(path = ADDON_PATH): NativeProbeEngine {
 /** nativeDialIp maps a probe host to the IP the engine dials, or undefined for names (the JS path resolves those). */
 export function nativeDialIp(host: string): string | undefined {
   if (host === "") return "127.0.0.1"; // Go dials an empty host as the local system (address.ts dialHost)
-  return isIP(host) === 0 ? undefined : host;
+  // IPv6 zones ("fe80::1%eth0") need if_nametoindex: Node sockets handle those.
+  return isIP(host) === 0 || host.includes("%") ? undefined : host;
 }
