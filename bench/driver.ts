@@ -35,6 +35,7 @@ const FLAGS = {
   handler: { kind: "string", default: "real", help: "probelet only: real|noop (noop: the kind's handler resolves success at once, to cost the worker/prober machinery alone)" },
   spawner: { kind: "string", default: "auto", help: "probelet only, exec: auto|helper|node (HostCommandRunner spawner)" },
   engine: { kind: "string", default: "auto", help: "probelet only: auto|native|js probe I/O engine of http and tcp (auto: native when built)" },
+  "tick-coalesce": { kind: "int", default: "-1", help: "probelet only: ProbeManager tickCoalesceMs (-1: the manager's default)" },
 } as const;
 
 const DEFAULT_TARGETS: Record<ProbeKind, string> = {
@@ -85,6 +86,7 @@ interface RunConfig {
 function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof ProbeManager>[0]> & { statusProvider: SyntheticStatusProvider }): ProbeManager {
   return new ProbeManager({
     runner: cfg.runner,
+    ...(tickCoalesceMs >= 0 ? { tickCoalesceMs } : {}),
     proberOptions: {
       ...(cfg.closeMode ? { closeMode: cfg.closeMode } : {}),
       ...(cfg.noopHandler ? { handlers: { [cfg.kind]: noopHandler } } : {}),
@@ -92,6 +94,9 @@ function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof 
     ...extra,
   });
 }
+
+/** tickCoalesceMs is the -tick-coalesce flag (-1: the manager's default). */
+let tickCoalesceMs = -1;
 
 /** runLoad drives N workers for the duration and records every probe through onProbe. */
 async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
@@ -188,6 +193,7 @@ function parseCommandLine(): { cfg: RunConfig; mode: string } {
   const engine = values.engine;
   if (engine !== "auto" && engine !== "native" && engine !== "js") throw new FlagError("bad -engine");
   if (engine !== "auto") useProbeEngine(engine);
+  tickCoalesceMs = values["tick-coalesce"];
   if (values.n < 1 || values.period <= 0 || values.duration <= 0 || values.timeout <= 0) throw new FlagError("-n, -period, -duration and -timeout must be positive");
   const cfg: RunConfig = {
     kind,
