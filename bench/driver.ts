@@ -10,6 +10,7 @@ import type { CommandRunner } from "../src/probe/command-runner.js";
 import type { CloseMode } from "../src/probe/connection.js";
 import type { ProbeOutcome } from "../src/probe/result.js";
 import { HostCommandRunner, type SpawnerMode } from "../src/probe/host-runner.js";
+import { probeEngineInfo, useProbeEngine } from "../src/probe/probe-engine.js";
 import { ProbeManager } from "../src/prober/manager.js";
 import { FlagError, flagUsage, parseGoFlags } from "./lib/go-flags.js";
 import { LoadRecorder } from "./lib/probe-recorder.js";
@@ -20,8 +21,8 @@ import { percentile, round3 } from "./lib/stats.js";
 import { podUid, runningStatus, syntheticPod, syntheticTarget, SyntheticStatusProvider, type ProbeKind, type SyntheticTarget } from "./lib/synthetic-pods.js";
 
 const FLAGS = {
-  kind: { kind: "string", default: "http", help: "http|tcp|exec" },
-  target: { kind: "string", default: "", help: "URL (http), host:port (tcp), or command line (exec)" },
+  kind: { kind: "string", default: "http", help: "http|tcp|exec|grpc" },
+  target: { kind: "string", default: "", help: "URL (http), host:port (tcp, grpc), or command line (exec)" },
   n: { kind: "int", default: "1000", help: "number of concurrent probe workers (synthetic pods)" },
   period: { kind: "duration", default: "1s", help: "probe period per worker" },
   duration: { kind: "duration", default: "20s", help: "load duration" },
@@ -33,12 +34,15 @@ const FLAGS = {
   "close-mode": { kind: "string", default: "", help: "probelet only: graceful|reset socket close (default: the prober's default)" },
   handler: { kind: "string", default: "real", help: "probelet only: real|noop (noop: the kind's handler resolves success at once, to cost the worker/prober machinery alone)" },
   spawner: { kind: "string", default: "auto", help: "probelet only, exec: auto|helper|node (HostCommandRunner spawner)" },
+  engine: { kind: "string", default: "auto", help: "probelet only: auto|native|js probe I/O engine of http and tcp (auto: native when built)" },
+  "tick-coalesce": { kind: "int", default: "-1", help: "probelet only: ProbeManager tickCoalesceMs (-1: the manager's default)" },
 } as const;
 
 const DEFAULT_TARGETS: Record<ProbeKind, string> = {
   http: "http://127.0.0.1:23080/healthz",
   tcp: "127.0.0.1:23080", // the anchor's default, kept for parity
   exec: "/bin/true",
+  grpc: "127.0.0.1:23082", // the gRPC anchor's health server (bench/anchor-grpc)
 };
 
 /** WATCHDOG_SLACK_MS bounds a run to duration + timeout + this, whatever happens. */
@@ -82,6 +86,7 @@ interface RunConfig {
 function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof ProbeManager>[0]> & { statusProvider: SyntheticStatusProvider }): ProbeManager {
   return new ProbeManager({
     runner: cfg.runner,
+    ...(tickCoalesceMs >= 0 ? { tickCoalesceMs } : {}),
     proberOptions: {
       ...(cfg.closeMode ? { closeMode: cfg.closeMode } : {}),
       ...(cfg.noopHandler ? { handlers: { [cfg.kind]: noopHandler } } : {}),
@@ -89,6 +94,9 @@ function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof 
     ...extra,
   });
 }
+
+/** tickCoalesceMs is the -tick-coalesce flag (-1: the manager's default). */
+let tickCoalesceMs = -1;
 
 /** runLoad drives N workers for the duration and records every probe through onProbe. */
 async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
@@ -175,13 +183,17 @@ async function runSeq(cfg: RunConfig, t0: number): Promise<RunFigures> {
 function parseCommandLine(): { cfg: RunConfig; mode: string } {
   const { values } = parseGoFlags(FLAGS, process.argv.slice(2));
   const kind = values.kind;
-  if (kind !== "http" && kind !== "tcp" && kind !== "exec") throw new FlagError("bad -kind");
+  if (kind !== "http" && kind !== "tcp" && kind !== "exec" && kind !== "grpc") throw new FlagError("bad -kind");
   if (values.mode !== "load" && values.mode !== "seq") throw new FlagError("bad -mode");
   const closeMode = values["close-mode"];
   if (closeMode !== "" && closeMode !== "graceful" && closeMode !== "reset") throw new FlagError("bad -close-mode");
   if (values.handler !== "real" && values.handler !== "noop") throw new FlagError("bad -handler");
   const spawner = values.spawner;
   if (spawner !== "auto" && spawner !== "helper" && spawner !== "node") throw new FlagError("bad -spawner");
+  const engine = values.engine;
+  if (engine !== "auto" && engine !== "native" && engine !== "js") throw new FlagError("bad -engine");
+  if (engine !== "auto") useProbeEngine(engine);
+  tickCoalesceMs = values["tick-coalesce"];
   if (values.n < 1 || values.period <= 0 || values.duration <= 0 || values.timeout <= 0) throw new FlagError("-n, -period, -duration and -timeout must be positive");
   const cfg: RunConfig = {
     kind,
@@ -258,6 +270,7 @@ async function main(): Promise<void> {
     cpu_us_per_probe: round3((cpuS * 1e6) / Math.max(1, completed)) ?? 0,
     extra: {
       node: process.version,
+      engine: probeEngineInfo().name,
       close_mode: cfg.closeMode ?? "default",
       handler: cfg.noopHandler ? "noop" : "real",
       ...(spawnerUsed ? { spawner: spawnerUsed } : {}),

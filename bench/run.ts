@@ -3,7 +3,7 @@
 // alternately (A B A B A B), counts the TIME-WAIT sockets each run left on the prober's side,
 // and compares probelet/anchor pair by pair. See bench/README.md.
 //
-//   node dist/bench/run.js [--quick] [--scenario http|tcp|exec|scale] [--pairs N]
+//   node dist/bench/run.js [--quick] [--scenario http|tcp|exec|scale|grpc] [--pairs N]
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { buildAnchor, startTarget, type AnchorBuild, type RunningTarget } from "./lib/anchor.js";
 import { runDriver } from "./lib/driver-process.js";
 import type { DriverResult } from "./lib/result-line.js";
-import { metricValue, scenarios, TARGET_HOST, HTTP_PORT, TCP_PORT, type MetricName, type Scenario } from "./lib/scenarios.js";
+import { buildGrpcAnchor, startGrpcTarget, type GrpcAnchorBuild } from "./lib/anchor-grpc.js";
+import { metricValue, scenarios, TARGET_HOST, GRPC_PORT, HTTP_PORT, TCP_PORT, type MetricName, type Scenario } from "./lib/scenarios.js";
 import { countTimeWait, timeWaitSockets, type TimeWaitCount } from "./lib/ss.js";
 import { formatRatio, median, ratio } from "./lib/stats.js";
 
@@ -173,10 +174,16 @@ async function main(): Promise<void> {
   const estimateS = selected.reduce((t, s) => t + opts.pairs * (anchor.ok ? 2 : 1) * (s.durationMs / 1000 + 4), 0);
   log(`${selected.length} scenario(s), ${opts.pairs} pair(s) each: about ${Math.ceil(estimateS / 60)} min`);
 
+  const wantsGrpc = selected.some((s) => s.anchor === "grpc");
+  const grpcAnchor: GrpcAnchorBuild = wantsGrpc && anchor.ok ? buildGrpcAnchor(join(root, "bench", "anchor-grpc"), benchDir, log) : { ok: false, reason: "not needed" };
+  if (wantsGrpc && !grpcAnchor.ok) log(`gRPC anchor skipped: ${grpcAnchor.reason}`);
+
   let target: RunningTarget | undefined;
+  let grpcTarget: { stop(): Promise<void> } | undefined;
   const stopTarget = async (): Promise<void> => {
     await target?.stop();
-    target = undefined;
+    await grpcTarget?.stop();
+    target = grpcTarget = undefined;
   };
   for (const sig of ["SIGINT", "SIGTERM"] as const) {
     process.once(sig, () => void stopTarget().finally(() => process.exit(130)));
@@ -185,12 +192,15 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   try {
     if (anchor.ok) target = await startTarget(anchor.binaries.target, TARGET_HOST, HTTP_PORT, TCP_PORT);
+    if (grpcAnchor.ok) grpcTarget = await startGrpcTarget(grpcAnchor.binary, TARGET_HOST, GRPC_PORT);
     for (const s of selected) {
-      if (!anchor.ok && s.port !== undefined) {
+      const anchorOk = s.anchor === "grpc" ? grpcAnchor.ok : anchor.ok;
+      if (!anchorOk && s.port !== undefined) {
         results.push({ name: s.name, args: s.args, pairs: [], medians: {}, verdicts: [], skipped: "needs the anchor target" });
         continue;
       }
-      results.push(await runScenario(s, opts.pairs, anchor.ok ? anchor.binaries.driver : undefined, probeletDriver));
+      const anchorDriver = s.anchor === "grpc" ? (grpcAnchor.ok ? grpcAnchor.binary : undefined) : anchor.ok ? anchor.binaries.driver : undefined;
+      results.push(await runScenario(s, opts.pairs, anchorDriver, probeletDriver));
     }
   } finally {
     await stopTarget();

@@ -8,6 +8,8 @@ export const TARGET_HOST = "127.0.0.1";
 export const HTTP_PORT = 23080;
 /** TCP_PORT is the anchor target's accept-and-close TCP port. */
 export const TCP_PORT = 23081;
+/** GRPC_PORT is the gRPC anchor's health server port. */
+export const GRPC_PORT = 23082;
 
 /** MetricName names a compared figure. */
 export type MetricName = "cpu_us_per_probe" | "cpu_us_per_probe_incl_children" | "lag_p99_ms" | "peak_rss_mb" | "prober_time_wait";
@@ -30,6 +32,8 @@ export interface Scenario {
   /** The CPU metric compared for this scenario (exec counts children). */
   cpuMetric: MetricName;
   targets: RatioTarget[];
+  /** Which anchor driver runs it: the kubelet-probe-method anchor, or the gRPC anchor. */
+  anchor: "main" | "grpc";
 }
 
 const httpUrl = `http://${TARGET_HOST}:${HTTP_PORT}/healthz`;
@@ -42,6 +46,7 @@ function scenario(name: string, kind: string, target: string, n: number, period:
     port,
     cpuMetric: kind === "exec" ? "cpu_us_per_probe_incl_children" : "cpu_us_per_probe",
     targets,
+    anchor: kind === "grpc" ? "grpc" : "main",
   };
 }
 
@@ -49,8 +54,8 @@ function scenario(name: string, kind: string, target: string, n: number, period:
 export function scenarios(quick: boolean): Scenario[] {
   const d = (full: number, short: number): number => (quick ? short : full);
   return [
-    scenario("http", "http", httpUrl, 1000, "1s", d(20, 5), HTTP_PORT, [{ metric: "cpu_us_per_probe", max: 0.75 }]),
-    scenario("tcp", "tcp", `${TARGET_HOST}:${TCP_PORT}`, 1000, "1s", d(20, 5), TCP_PORT, [{ metric: "cpu_us_per_probe", max: 0.8 }]),
+    scenario("http", "http", httpUrl, 1000, "1s", d(20, 5), HTTP_PORT, [{ metric: "cpu_us_per_probe", max: 0.5 }, { metric: "prober_time_wait", max: 0 }]),
+    scenario("tcp", "tcp", `${TARGET_HOST}:${TCP_PORT}`, 1000, "1s", d(20, 5), TCP_PORT, [{ metric: "cpu_us_per_probe", max: 0.5 }, { metric: "prober_time_wait", max: 0.999 }]),
     scenario("exec", "exec", "/bin/true", 100, "1s", d(20, 5), undefined, [
       { metric: "cpu_us_per_probe_incl_children", max: 1.0 },
       { metric: "lag_p99_ms", max: 1.0 },
@@ -59,6 +64,8 @@ export function scenarios(quick: boolean): Scenario[] {
       { metric: "lag_p99_ms", max: 1.0 },
       { metric: "peak_rss_mb", max: 1.0 },
     ]),
+    // A new connection per probe, as the kubelet makes it; reported, no target set.
+    scenario("grpc", "grpc", `${TARGET_HOST}:${GRPC_PORT}`, 1000, "1s", d(20, 5), GRPC_PORT, []),
   ];
 }
 

@@ -5,7 +5,7 @@ import type { Pod, PodStatus, ProbeHandler } from "../../src/api/types.js";
 import type { PodStatusProvider } from "../../src/prober/worker.js";
 
 /** ProbeKind is the driver's -kind. */
-export type ProbeKind = "http" | "tcp" | "exec";
+export type ProbeKind = "http" | "tcp" | "exec" | "grpc";
 
 /** SyntheticTarget is a probe action plus the pod IP the action resolves against. */
 export interface SyntheticTarget {
@@ -29,7 +29,8 @@ function splitHostPort(text: string): { host: string; port: number } {
 /**
  * syntheticTarget turns the driver's -kind/-target into a probe action, refusing non-loopback
  * targets as the anchor does: an http(s) URL becomes an httpGet on the URL's host (as the pod
- * IP), port, path and scheme; `host:port` becomes a tcpSocket; a command line becomes an exec
+ * IP), port, path and scheme; `host:port` becomes a tcpSocket (or, for grpc, a grpc probe of the
+ * health service ""); a command line becomes an exec
  * action split on whitespace (no shell, like the anchor's strings.Fields).
  */
 export function syntheticTarget(kind: ProbeKind, target: string): SyntheticTarget {
@@ -46,6 +47,11 @@ export function syntheticTarget(kind: ProbeKind, target: string): SyntheticTarge
       const { host, port } = splitHostPort(target);
       if (!isLoopback(host)) throw new Error("refusing non-loopback target");
       return { podIP: host, handler: { tcpSocket: { port } } };
+    }
+    case "grpc": {
+      const { host, port } = splitHostPort(target);
+      if (!isLoopback(host)) throw new Error("refusing non-loopback target");
+      return { podIP: host, handler: { grpc: { port } } };
     }
     case "exec": {
       const command = target.split(/\s+/).filter((s) => s !== "");

@@ -8,6 +8,7 @@ import { probeHttp } from "./http.js";
 import { buildProbeHeaders } from "./http-request.js";
 import type { ProbeOutcome } from "./result.js";
 import { PROBE_USER_AGENT } from "./user-agent.js";
+import { forEachProbeEngine } from "../../test/probe-engines.js";
 
 /** statusServer answers GET /<code> with that status and the body `{"status":"ok"}` or, on /down, `{"status":"down"}`. */
 async function statusServer(t: { after(fn: () => Promise<void>): void }): Promise<TestServer> {
@@ -26,20 +27,22 @@ function probe(server: TestServer, path: string, expect: HttpExpectation | undef
   return probeHttp({ url: server.url(path), host: built.host, headers: built.headers }, { timeoutMs: 2000, followNonLocalRedirects: false, ...(expect ? { expect } : {}) });
 }
 
-test("probe extension http: acceptStatus replaces the kubelet's 2xx/3xx rule; bodyPattern must match", async (t) => {
-  const server = await statusServer(t);
-  const ok = '{"status":"ok"}';
-  const only404 = { acceptStatus: [{ from: 404, to: 404 }] };
-  const twoxx = { acceptStatus: [{ from: 200, to: 299 }], bodyPattern: /"status":\s*"ok"/ };
-  const cases: { name: string; path: string; expect: HttpExpectation | undefined; want: ProbeOutcome }[] = [
-    { name: "without the extension: 404 fails", path: "/404", expect: undefined, want: { result: "failure", output: "HTTP probe failed with statuscode: 404" } },
-    { name: "an accepted 404 succeeds with its body", path: "/404", expect: only404, want: { result: "success", output: ok } },
-    { name: "a 200 outside acceptStatus fails with the kubelet's message", path: "/200", expect: only404, want: { result: "failure", output: "HTTP probe failed with statuscode: 200" } },
-    { name: "an unfollowed redirect outside acceptStatus fails instead of warning", path: "/302", expect: twoxx, want: { result: "failure", output: "HTTP probe failed with statuscode: 302" } },
-    { name: "2xx with a matching body succeeds", path: "/201", expect: twoxx, want: { result: "success", output: ok } },
-    { name: "2xx with a body that does not match fails", path: "/200/down", expect: twoxx, want: { result: "failure", output: 'HTTP probe failed: the body does not match /"status":\\s*"ok"/' } },
-    { name: "bodyPattern alone keeps the kubelet's status rule", path: "/503", expect: { bodyPattern: /ok/ }, want: { result: "failure", output: "HTTP probe failed with statuscode: 503" } },
-    { name: "bodyPattern alone: a redirect warning whose body does not match fails", path: "/302/down", expect: { bodyPattern: /"ok"/ }, want: { result: "failure", output: 'HTTP probe failed: the body does not match /"ok"/' } },
-  ];
-  for (const c of cases) assert.deepEqual(await probe(server, c.path, c.expect), c.want, c.name);
+forEachProbeEngine(() => {
+  test("probe extension http: acceptStatus replaces the kubelet's 2xx/3xx rule; bodyPattern must match", async (t) => {
+    const server = await statusServer(t);
+    const ok = '{"status":"ok"}';
+    const only404 = { acceptStatus: [{ from: 404, to: 404 }] };
+    const twoxx = { acceptStatus: [{ from: 200, to: 299 }], bodyPattern: /"status":\s*"ok"/ };
+    const cases: { name: string; path: string; expect: HttpExpectation | undefined; want: ProbeOutcome }[] = [
+      { name: "without the extension: 404 fails", path: "/404", expect: undefined, want: { result: "failure", output: "HTTP probe failed with statuscode: 404" } },
+      { name: "an accepted 404 succeeds with its body", path: "/404", expect: only404, want: { result: "success", output: ok } },
+      { name: "a 200 outside acceptStatus fails with the kubelet's message", path: "/200", expect: only404, want: { result: "failure", output: "HTTP probe failed with statuscode: 200" } },
+      { name: "an unfollowed redirect outside acceptStatus fails instead of warning", path: "/302", expect: twoxx, want: { result: "failure", output: "HTTP probe failed with statuscode: 302" } },
+      { name: "2xx with a matching body succeeds", path: "/201", expect: twoxx, want: { result: "success", output: ok } },
+      { name: "2xx with a body that does not match fails", path: "/200/down", expect: twoxx, want: { result: "failure", output: 'HTTP probe failed: the body does not match /"status":\\s*"ok"/' } },
+      { name: "bodyPattern alone keeps the kubelet's status rule", path: "/503", expect: { bodyPattern: /ok/ }, want: { result: "failure", output: "HTTP probe failed with statuscode: 503" } },
+      { name: "bodyPattern alone: a redirect warning whose body does not match fails", path: "/302/down", expect: { bodyPattern: /"ok"/ }, want: { result: "failure", output: 'HTTP probe failed: the body does not match /"ok"/' } },
+    ];
+    for (const c of cases) assert.deepEqual(await probe(server, c.path, c.expect), c.want, c.name);
+  });
 });

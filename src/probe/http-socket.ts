@@ -8,13 +8,24 @@ import { connect as tlsConnect, type TLSSocket } from "node:tls";
 import { joinHostPort } from "./address.js";
 import type { HttpTarget } from "./http-target.js";
 
-/** SocketOwner receives a connection's events, each with the socket it came from. */
+/**
+ * ProbeStream is what a probe does with the connection an event came from: a Node socket, or
+ * a native engine connection (http-native.ts).
+ */
+export interface ProbeStream {
+  /** setTimeout re-arms the connection's deadline to `ms` from now. */
+  setTimeout(ms: number): unknown;
+  readonly destroyed: boolean;
+  destroy(): unknown;
+}
+
+/** SocketOwner receives a connection's events, each with the connection it came from. */
 export interface SocketOwner {
   /** onRead: buf[0, bytes) was read. The bytes are only valid during the call. */
-  onRead(socket: Socket, buf: Buffer, bytes: number): void;
-  onEnd(socket: Socket): void;
-  onTimeout(socket: Socket): void;
-  onError(socket: Socket, err: Error): void;
+  onRead(socket: ProbeStream, buf: Buffer, bytes: number): void;
+  onEnd(socket: ProbeStream): void;
+  onTimeout(socket: ProbeStream): void;
+  onError(socket: ProbeStream, err: Error): void;
 }
 
 /** ProbeSocket is a TCP socket that knows its owner; clearing `owner` silences it for good. */

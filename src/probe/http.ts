@@ -4,15 +4,17 @@
 // without verification, one deadline over connect + TLS + headers + body, and Go net/http's
 // redirect rules. The request bytes come prebuilt (http-target.ts), responses are parsed by
 // http-response-parser.ts, and plain sockets read into one shared buffer (no per-read buffers).
-import type { Socket } from "node:net";
 import { systemClock } from "../util/clock.js";
 import { closeProbeSocket, DEFAULT_CLOSE_MODE, type CloseMode } from "./connection.js";
 import { CappedBody } from "./http-body.js";
 import { BODY_TIMEOUT, goErrorText, goFirstRecordError, goQuote, HEADERS_TIMEOUT } from "./http-errors.js";
 import { parseUrlReference, renderUrl, resolveReference, splitHostPort, type HttpProbeRequest, type UrlParts } from "./http-request.js";
 import { HttpResponseParser, type ParseStatus, type ResponseSink } from "./http-response-parser.js";
-import { dialProbeSocket, ServerHeadTap, startTls, type ProbeSocket, type SocketOwner } from "./http-socket.js";
+import { NativeHttpConnection } from "./http-native.js";
+import { dialProbeSocket, ProbeSocket, ServerHeadTap, startTls, type ProbeStream, type SocketOwner } from "./http-socket.js";
 import { buildTarget, prepareHttpRequest, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
+import { nativeDialIp } from "./native-engine.js";
+import { nativeEngine } from "./probe-engine.js";
 import type { HandlerOptions, ProbeOutcome } from "./result.js";
 import type { HttpExpectation } from "../api/probe-extensions.js";
 
@@ -58,9 +60,9 @@ class HttpProbe implements ResponseSink, SocketOwner {
   private sent = 0;
   private stripSensitive = false;
   private current: HttpTarget | undefined;
-  private raw: ProbeSocket | undefined;
+  private raw: ProbeSocket | NativeHttpConnection | undefined;
   private tap: ServerHeadTap | undefined; // https: carries TLS over raw, keeps the server's first bytes
-  private stream: Socket | undefined; // raw, or the TLS socket over it
+  private stream: ProbeStream | undefined; // raw, or the TLS socket over it
   private phase: "headers" | "body" | "closing" = "headers";
   private status = 0;
   private readonly body = new CappedBody();
@@ -103,6 +105,14 @@ class HttpProbe implements ResponseSink, SocketOwner {
     const left = this.timeLeft();
     if (left <= 0) return this.expire(HEADERS_TIMEOUT, "");
     if (target.error !== "") return this.finish(this.failure(target.error));
+    // Plain HTTP to an IP goes to the native engine when it is in use (TLS and names stay here).
+    const native = target.tls ? undefined : nativeEngine();
+    const ip = native === undefined ? undefined : nativeDialIp(target.connect.host);
+    if (ip !== undefined) {
+      this.tap = undefined;
+      this.raw = this.stream = new NativeHttpConnection(native!, ip, target.connect.port, this).open(target.head, left, this.mode);
+      return;
+    }
     try {
       const raw = (this.raw = dialProbeSocket(target, this, this.options.lookup));
       this.tap = target.tls ? new ServerHeadTap(raw) : undefined;
@@ -115,7 +125,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
   }
 
   /** onRead parses what the connection read into buf[0, bytes). */
-  onRead(socket: Socket, buf: Buffer, bytes: number): void {
+  onRead(socket: ProbeStream, buf: Buffer, bytes: number): void {
     if (socket !== this.stream || this.settled) return;
     // Bytes after the response are dropped; they must not stretch the FIN wait (reads restart the timer).
     if (this.phase === "closing") socket.setTimeout(Math.max(1, Math.ceil(this.finWaitEnd - systemClock.monotonic())));
@@ -123,14 +133,14 @@ class HttpProbe implements ResponseSink, SocketOwner {
   }
 
   /** onEnd: the server's FIN. It completes a body read to the end, or the graceful close. */
-  onEnd(socket: Socket): void {
+  onEnd(socket: ProbeStream): void {
     if (socket !== this.stream || this.settled) return;
     this.finSeen = true;
     if (this.phase === "closing") return this.closeAndProceed();
     this.afterParse(this.parser.eof());
   }
 
-  onError(socket: Socket, err: Error): void {
+  onError(socket: ProbeStream, err: Error): void {
     if ((socket !== this.stream && socket !== this.raw) || this.settled) return;
     const addr = this.current!.dialAddr;
     const source = this.raw?.source;
@@ -146,7 +156,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
   }
 
   /** onTimeout: the connection's timer ran out, at the deadline or at the end of a FIN wait. */
-  onTimeout(socket: Socket): void {
+  onTimeout(socket: ProbeStream): void {
     if (socket !== this.stream || this.settled) return;
     const left = this.timeLeft();
     if (this.phase === "closing") return left > 0 || !this.next ? this.closeAndProceed() : this.expire(HEADERS_TIMEOUT, "");
@@ -264,7 +274,11 @@ class HttpProbe implements ResponseSink, SocketOwner {
     this.raw = this.stream = this.tap = undefined;
     if (raw !== undefined) {
       raw.owner = undefined;
-      if (!raw.destroyed) closeProbeSocket(raw, this.mode);
+      if (raw instanceof ProbeSocket) {
+        if (!raw.destroyed) closeProbeSocket(raw, this.mode);
+      } else {
+        raw.close(this.mode);
+      }
     }
     if (stream !== undefined && !stream.destroyed) stream.destroy();
   }

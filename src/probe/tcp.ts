@@ -5,7 +5,10 @@ import { isIP, Socket } from "node:net";
 import { dialHost, joinHostPort } from "./address.js";
 import { closeProbeSocket, DEFAULT_CLOSE_MODE, type CloseMode } from "./connection.js";
 import { GO_IO_TIMEOUT, GO_OPERATION_CANCELED, goDialErrorText, goInvalidPortText, goOpErrorText } from "./go-errors.js";
+import { nativeDialIp } from "./native-engine.js";
+import { nativeEngine } from "./probe-engine.js";
 import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import { probeTcpNative } from "./tcp-native.js";
 
 /** TcpProbeTarget is where a tcpSocket probe connects; an empty host dials the local host. */
 export interface TcpProbeTarget {
@@ -42,6 +45,10 @@ export function probeTcp(target: TcpProbeTarget, options: TcpProbeOptions): Prom
   const dialed = (): string => (peer ??= joinHostPort(host, port));
   if (signal?.aborted) return Promise.resolve(failure(goOpErrorText("dial", "tcp", dialed(), GO_OPERATION_CANCELED)));
   const closeMode = options.closeMode ?? DEFAULT_CLOSE_MODE;
+  // IP targets go to the native engine when it is in use; names keep Node's lookup.
+  const native = nativeEngine();
+  const ip = native === undefined ? undefined : nativeDialIp(host);
+  if (ip !== undefined) return probeTcpNative(native!, ip, host, port, options, closeMode);
 
   return new Promise<ProbeOutcome>((resolve) => {
     const socket = new Socket();

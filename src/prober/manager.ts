@@ -2,13 +2,16 @@
 // the code that folds cached results into a pod status (kubelet pkg/kubelet/prober/prober_manager.go).
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
+import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
+import { registerProbeEngineInfo } from "./engine-metric.js";
 import { noopEventRecorder, type EventRecorder } from "./events.js";
 import type { ProberMetrics } from "./metrics.js";
 import { Prober, type ProberOptions } from "./prober.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";
 import { ResultsManager } from "./results/results-manager.js";
+import { TickScheduler } from "./tick-scheduler.js";
 import { Worker, type PodStatusProvider, type ProbeRecord } from "./worker.js";
 import { DEFAULT_WORKER_FEATURES, isRestartableInitContainer, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
@@ -31,9 +34,21 @@ export interface ProbeManagerOptions {
   livenessManager?: ResultsManager;
   readinessManager?: ResultsManager;
   startupManager?: ResultsManager;
+  /**
+   * How late (ms) a worker's tick may run so that ticks due close together share one wake-up
+   * of the event loop (tick-scheduler.ts). Default: DEFAULT_TICK_COALESCE_MS with the system
+   * clock, 0 (every tick exactly at its due time) with any other clock (tests' fake clocks).
+   */
+  tickCoalesceMs?: number;
   /** Observes every probe that ran (probe history, `probelet probe --watch`). */
   onProbe?: (worker: Worker, record: ProbeRecord) => void;
 }
+
+/**
+ * DEFAULT_TICK_COALESCE_MS: ticks run up to 4 ms late so that about four of 1,000 workers at a
+ * 1 s period share a wake-up; the tick grid itself (period, late-tick dropping) is unchanged.
+ */
+export const DEFAULT_TICK_COALESCE_MS = 4;
 
 /** ProbeKey identifies a worker. */
 export interface ProbeKey {
@@ -60,6 +75,8 @@ export class ProbeManager {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly features: WorkerFeatures;
+  /** One timer for every worker's waits (instead of one per worker). */
+  private readonly scheduler: TickScheduler;
 
   constructor(private readonly options: ProbeManagerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -69,6 +86,10 @@ export class ProbeManager {
     this.readinessManager = options.readinessManager ?? new ResultsManager();
     this.startupManager = options.startupManager ?? new ResultsManager();
     this.start = this.clock.now();
+    this.scheduler = new TickScheduler(this.clock, options.tickCoalesceMs ?? (this.clock === systemClock ? DEFAULT_TICK_COALESCE_MS : 0));
+    const engine = probeEngineInfo();
+    this.logger.info("Probe I/O engine selected", engine.reason === "" ? { engine: engine.name } : { engine: engine.name, reason: engine.reason });
+    if (options.metrics) registerProbeEngineInfo(options.metrics.registry, engine);
     if (options.prober) {
       this.prober = options.prober;
     } else {
@@ -141,6 +162,7 @@ export class ProbeManager {
         managerStart: this.start,
         random: this.options.random ?? Math.random,
         features: this.features,
+        scheduler: this.scheduler,
         ...(series ? { series } : {}),
         ...(onProbe ? { onProbe } : {}),
         onExit: (w) => {

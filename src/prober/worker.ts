@@ -10,6 +10,7 @@ import { findContainerStatus, type Prober, type ProberResult } from "./prober.js
 import type { ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
 import type { ResultsManager } from "./results/results-manager.js";
+import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";
 import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** PodStatusProvider is the one method a worker needs from the status manager. */
@@ -46,6 +47,8 @@ export interface WorkerContext {
   /** Uniform random in [0, 1) for the start jitter. */
   random: () => number;
   features: WorkerFeatures;
+  /** The manager's shared timer for every worker's waits; without it the worker has its own. */
+  scheduler?: TickScheduler;
   /** Metric series for this worker, if metrics are enabled. */
   series?: WorkerSeries;
   /** Called after every finished probe that was not discarded. */
@@ -62,7 +65,7 @@ export const INITIAL_VALUES: Record<ProbeType, Result> = {
 };
 
 /** Worker periodically probes one container and writes results to its cache. */
-export class Worker {
+export class Worker implements TickTarget {
   /** The probe spec this worker was created with; spec updates are not picked up (kubelet). */
   readonly spec: Probe;
   /** Last container ID seen ("" before the first one); its cache entry is removed on exit. */
@@ -83,8 +86,13 @@ export class Worker {
 
   /** Set by stop(); the loop exits at its next check. An in-flight probe is not aborted (kubelet). */
   private stopRequested = false;
-  /** Resolves the current wait early: true for a manual trigger, false for stop. */
-  private wake: ((triggered: boolean) => void) | undefined;
+  /** The current wait's resolver, while the loop waits for a tick (or the start jitter). */
+  private resolveWait: (() => void) | undefined;
+  /** Whether a manual trigger ends the current wait (the start jitter's sleep ignores triggers). */
+  private triggerEndsWait = false;
+  private readonly scheduler: TickScheduler;
+  /** This worker's slot in the scheduler, reused for every wait. */
+  private readonly tickWait = new TickWait(this);
   private triggerPending = false;
   private done: Promise<void> | undefined;
   /** startedAt of the current container instance, parsed once per container ID. */
@@ -102,6 +110,7 @@ export class Worker {
     if (!spec) throw new Error(`container ${container.name} has no ${probeType} probe`);
     this.spec = spec;
     this.fastPeriodMs = probeExtensionsOf(pod, container, probeType)?.fastPeriodMs;
+    this.scheduler = ctx.scheduler ?? new TickScheduler(ctx.clock);
   }
 
   /** currentPeriodMs is the fast period until the first Success of this container, else periodSeconds. */
@@ -128,14 +137,14 @@ export class Worker {
   /** stop asks the loop to exit; idempotent and non-blocking (kubelet stopCh with buffer 1). */
   stop(): void {
     this.stopRequested = true;
-    this.wake?.(false);
+    this.endWait();
   }
 
   /** manualTrigger requests an immediate probe; extra triggers before it runs coalesce. */
   manualTrigger(): boolean {
     if (this.triggerPending) return false;
     this.triggerPending = true;
-    this.wake?.(true);
+    if (this.triggerEndsWait) this.endWait();
     return true;
   }
 
@@ -180,25 +189,45 @@ export class Worker {
     }
   }
 
-  /** waitForTickOrTrigger sleeps until the next tick; resolves true if a manual trigger woke it. */
+  /** sleepUnlessStopped sleeps `ms` (the start jitter); only stop() ends it early. */
   private async sleepUnlessStopped(ms: number): Promise<void> {
     if (this.stopRequested) return;
-    const woken = new Promise<boolean>((resolve) => (this.wake = (triggered) => (triggered ? undefined : resolve(false))));
-    await Promise.race([this.ctx.clock.sleep(ms), woken]);
-    this.wake = undefined;
+    await this.wait(ms, false);
   }
 
+  /** waitForTickOrTrigger sleeps until the next tick; resolves true if a manual trigger woke it. */
   private async waitForTickOrTrigger(ms: number): Promise<boolean> {
-    if (!this.triggerPending && !this.stopRequested) {
-      // One promise per wait and no AbortController: a trigger or stop resolves it early; the
-      // sleep's own timer then resolves nobody (the clock's timers are unref'd).
-      const woken = new Promise<boolean>((resolve) => (this.wake = resolve));
-      await Promise.race([this.ctx.clock.sleep(ms), woken]);
-      this.wake = undefined;
-    }
+    if (!this.triggerPending && !this.stopRequested) await this.wait(ms, true);
     const triggered = this.triggerPending;
     this.triggerPending = false;
     return triggered;
+  }
+
+  /**
+   * wait resolves when the scheduler reaches now + ms, or earlier on stop() (and on a manual
+   * trigger if `triggerEnds`): one promise per wait, no timer of its own.
+   */
+  private wait(ms: number, triggerEnds: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.resolveWait = resolve;
+      this.triggerEndsWait = triggerEnds;
+      this.scheduler.schedule(this.tickWait, this.ctx.clock.monotonic() + ms);
+    });
+  }
+
+  /** onTick: the scheduler reached this worker's wait. @internal (TickTarget) */
+  onTick(): void {
+    const resolve = this.resolveWait;
+    this.resolveWait = undefined;
+    this.triggerEndsWait = false;
+    resolve?.();
+  }
+
+  /** endWait ends the current wait early (stop or trigger). */
+  private endWait(): void {
+    if (this.resolveWait === undefined) return;
+    this.scheduler.cancel(this.tickWait);
+    this.onTick();
   }
 
   private cleanup(): void {

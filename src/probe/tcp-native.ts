@@ -1,0 +1,63 @@
+// The tcpSocket probe on the native engine: the same dial, close and texts as tcp.ts, with the
+// connect and close made by the addon's thread.
+import { joinHostPort } from "./address.js";
+import type { CloseMode } from "./connection.js";
+import { GO_IO_TIMEOUT, GO_OPERATION_CANCELED, goDialErrorText, goOpErrorText } from "./go-errors.js";
+import { socketError, type NativeProbeEngine, type NativeProbeSink, type NativeSyscall } from "./native-engine.js";
+import type { HandlerOptions, ProbeOutcome } from "./result.js";
+
+/**
+ * probeTcpNative dials ip:port (the IP that `host` names) within options.timeoutMs on the
+ * native engine and closes at once; outcomes and texts are probeTcp's ("host:port" as given).
+ */
+export function probeTcpNative(engine: NativeProbeEngine, ip: string, host: string, port: number, options: HandlerOptions, closeMode: CloseMode): Promise<ProbeOutcome> {
+  return new Promise((resolve) => new TcpNativeProbe(engine, ip, host, port, options.signal, resolve).start(options.timeoutMs, closeMode));
+}
+
+class TcpNativeProbe implements NativeProbeSink {
+  private handle = -1;
+  private settled = false;
+  private readonly onAbort = (): void => {
+    this.engine.close(this.handle, "graceful");
+    this.settle(goOpErrorText("dial", "tcp", joinHostPort(this.host, this.port), GO_OPERATION_CANCELED));
+  };
+
+  constructor(
+    private readonly engine: NativeProbeEngine,
+    private readonly ip: string,
+    private readonly host: string,
+    private readonly port: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly resolve: (outcome: ProbeOutcome) => void,
+  ) {}
+
+  start(timeoutMs: number, closeMode: CloseMode): void {
+    const handle = (this.handle = this.engine.dialTcp(this.ip, this.port, timeoutMs, closeMode, this));
+    if (handle < 0) return this.onError(-handle, "connect");
+    this.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  onConnected(): void {
+    this.settle("");
+  }
+
+  onError(errno: number, syscall: NativeSyscall): void {
+    this.settle(goDialErrorText(socketError(errno, syscall, this.ip, this.port), joinHostPort(this.host, this.port)));
+  }
+
+  onTimeout(): void {
+    this.settle(goOpErrorText("dial", "tcp", joinHostPort(this.host, this.port), GO_IO_TIMEOUT));
+  }
+
+  onData(): void {
+    // A tcpSocket probe reads nothing; the engine delivers no data for it.
+  }
+
+  /** settle resolves once: "" is success, any other text a failure with that output. */
+  private settle(failureText: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
+    this.resolve(failureText === "" ? { result: "success", output: "" } : { result: "failure", output: failureText });
+  }
+}
