@@ -7,7 +7,8 @@
 set -euo pipefail
 root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
 cd "$root"
-mapfile -t files < <(find dist -name '*.test.js' \( -name '*cri*' -o -path '*/runtime/cri/*' \) | sort)
+# The files that reach for a CRI runtime: "-cri" or "cri-" in the name, or under runtime/cri/.
+mapfile -t files < <(find dist -name '*.test.js' \( -name '*-cri*' -o -name 'cri-*' -o -path '*/runtime/cri/*' \) | sort)
 [ ${#files[@]} -gt 0 ] || { echo "test-no-containerd: no CRI test files under dist/ (run npm run build first)" >&2; exit 1; }
 
 clean_env=(env -u PROBELET_CRI_SOCKET -u PROBELET_CRI_DIR -u PROBELET_CRI_CGROUP_PARENT -u PROBELET_CRI_CNI -u PROBELET_CRI_IMAGES -u PROBELET_CRI_SUBNET)

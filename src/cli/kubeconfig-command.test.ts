@@ -80,6 +80,9 @@ test("the agent URL file is written, read back and removed; a corrupt one is ref
   await writeAgentUrl(dir, "https://[::1]:10255");
   assert.equal(await readAgentUrl(dir), "https://[::1]:10255");
   assert.equal((await stat(join(dir, "agent-url"))).mode & 0o777, 0o600);
+  await writeAgentUrl(dir, "http://127.0.0.1:10255", "https://127.0.0.1:41000");
+  assert.equal(await readAgentUrl(dir), "http://127.0.0.1:10255", "the status API comes first");
+  assert.equal(await readAgentUrl(dir, { preferHttps: true }), "https://127.0.0.1:41000", "kubectl gets the HTTPS one");
   await removeAgentUrl(dir);
   assert.equal(await readAgentUrl(dir), undefined);
   await writeFile(join(dir, "agent-url"), "not a url");

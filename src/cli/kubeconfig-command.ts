@@ -62,7 +62,7 @@ export async function runKubeconfigCommand(argv: readonly string[], ctx: Command
   if (positionals.length > 0) throw new UsageError(`kubeconfig takes no arguments, got ${positionals.join(", ")}`);
   if (values.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE");
   const stateDir = values["state-dir"] !== undefined ? resolve(values["state-dir"]) : defaultStateDir();
-  const server = values.server ?? (await readAgentUrl(stateDir));
+  const server = values.server ?? (await readAgentUrl(stateDir, { preferHttps: true }));
   if (server === undefined) {
     ctx.stderr(`error: no running agent recorded its URL in ${stateDir}: start "probelet run" (with --state-dir ${stateDir}) or pass --server URL\n`);
     return 1;

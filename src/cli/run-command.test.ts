@@ -38,7 +38,7 @@ test("run prints the probe linter's findings as warnings and runs the pod as it 
   assert.match(run.stderr, /^Warning: STDIN: pod\/risky: spec\.containers\[0\]\.livenessProbe\.failureThreshold: 1 restarts the container after a single failed probe/m);
 });
 
-test("run records its HTTPS URL (kubectl's way in) in the state directory's agent-url while it serves, and removes it on exit", async (t) => {
+test("run records its status API URL, and its HTTPS URL for kubectl, in the state directory's agent-url while it serves, and removes it on exit", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-run-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const urlFile = join(dir, "state", "agent-url");
@@ -47,10 +47,11 @@ test("run records its HTTPS URL (kubectl's way in) in the state directory's agen
   await mkdir(join(dir, "manifests"));
   const run = await runCli(["run", "--manifests", join(dir, "manifests"), "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state"), "-q"], {
     onStdout: (soFar, kill) => {
-      // With openssl the loopback agent serves HTTPS beside HTTP, and records that; without, HTTP.
-      const url = /HTTPS (https:\/\/127\.0\.0\.1:\d+)/.exec(soFar)?.[1] ?? (/Ctrl-C stops/.test(soFar) ? /status API (http:\/\/127\.0\.0\.1:\d+)/.exec(soFar)?.[1] : undefined);
-      if (served === undefined && url !== undefined) {
-        served = url;
+      // With openssl the loopback agent serves HTTPS beside HTTP and records both; without, HTTP alone.
+      const http = /status API (http:\/\/127\.0\.0\.1:\d+)/.exec(soFar)?.[1];
+      const https = /HTTPS (https:\/\/127\.0\.0\.1:\d+)/.exec(soFar)?.[1];
+      if (served === undefined && http !== undefined && /Ctrl-C stops/.test(soFar)) {
+        served = https === undefined ? http : `${http}\n${https}`;
         recorded = existsSync(urlFile) ? readFileSync(urlFile, "utf8") : "(missing)";
         kill("SIGINT");
       }

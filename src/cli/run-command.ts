@@ -169,7 +169,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       throw err;
     }
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
-    await writeAgentUrl(stateDir, (secure?.server ?? server).url);
+    await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
     return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
   } finally {
