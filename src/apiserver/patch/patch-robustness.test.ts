@@ -12,18 +12,7 @@ import { recordUpdate, serverSideApply } from "./server-side-apply.js";
 import { POD_SCHEMA } from "./patch-schema.js";
 import { PatchError } from "./patch-error.js";
 import type { JsonObject, JsonValue } from "./json-value.js";
-
-/** mulberry32, seeded so failures reproduce. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../util/seeded-random.js";
 
 const KEYS = ["metadata", "spec", "status", "containers", "conditions", "finalizers", "labels", "name", "type", "image", "env", "ports",
   "containerPort", "protocol", "volumes", "$patch", "$retainKeys", "$setElementOrder/containers", "$setElementOrder/conditions",
@@ -57,7 +46,7 @@ function onlyPatchErrors(label: string, action: () => unknown): void {
 const NOW = new Date("2026-11-25T00:00:00Z");
 
 test("every patch function answers 500 seeded random inputs with a result or a PatchError", () => {
-  const random = prng(1125);
+  const random = seededRandom(1125);
   for (let round = 0; round < 500; round++) {
     const doc = randomValue(random, 0);
     const patch = randomValue(random, 0);

@@ -10,6 +10,7 @@ import { applyStrategicMergePatch } from "./strategic-merge-patch.js";
 import { POD_SCHEMA, POD_STATUS_SCHEMA, type TypeSchema } from "./patch-schema.js";
 import { PatchError } from "./patch-error.js";
 import type { JsonObject, JsonValue } from "./json-value.js";
+import { seededRandom } from "../../util/seeded-random.js";
 
 /** The mergeItem test type of patch_test.go: mergingList by name, mergingIntList merged, the rest replaced. */
 const MERGE_ITEM: TypeSchema = {
@@ -115,18 +116,6 @@ test("createTwoWayMergePatch refuses lists of lists in a merge list with 422", (
     (error: unknown) => error instanceof PatchError && error.code === 422 && error.message === "lists of lists are not supported");
 });
 
-/** mulberry32: a small seeded PRNG so the property test is reproducible. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function generatePod(random: () => number): JsonObject {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
   const maybe = (chance: number): boolean => random() < chance;
@@ -166,7 +155,7 @@ function generatePod(random: () => number): JsonObject {
 }
 
 test("applying createTwoWayMergePatch(original, modified) to original gives modified, for 600 seeded random pod pairs", () => {
-  const random = prng(20261125);
+  const random = seededRandom(20261125);
   for (let round = 0; round < 600; round++) {
     const original = generatePod(random);
     const modified = generatePod(random);

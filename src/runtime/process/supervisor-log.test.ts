@@ -10,25 +10,15 @@ import { parseCriLogLine } from "../log-format.js";
 import { CriLineSplitter } from "./cri-line-splitter.js";
 import { defaultSupervisorPath, supervisorAvailable } from "./supervised-process.js";
 import { encodeSupervisorSpec, parseExitRecord, parseSupervisorReply } from "./supervisor-protocol.js";
+import { seededRandom } from "../../util/seeded-random.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-supervisor-log-"));
 after(() => rm(dir, { recursive: true, force: true }));
 const skip = (await supervisorAvailable()) ? false : "the supervisor helper is not built (no C compiler)";
 
-/** mulberry32 is a small seeded PRNG, so every run feeds the same bytes. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** output builds bytes rich in the splitter's edge cases: CR before LF, lone CRs, lines around maxLen. */
 function output(seed: number, size: number): Buffer {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const alphabet = [0x61, 0x62, 0x0d, 0x0a, 0x61, 0x61, 0x0d];
   const bytes = Buffer.alloc(size);
   for (let i = 0; i < size; i++) bytes[i] = alphabet[Math.floor(random() * alphabet.length)]!;
