@@ -376,6 +376,8 @@ export class Agent extends StoreView implements AgentApi {
       logger: this.logger,
     });
     this.workers.set(uid, worker);
+    // kubelet pod manager AddPod: the secret and configmap managers learn the pod's references.
+    this.configObjects.registerPod?.(pod);
     const saved = this.saved.get(uid);
     this.metrics.podSeen(uid, record.startTime, saved);
     if (saved) {
@@ -413,6 +415,7 @@ export class Agent extends StoreView implements AgentApi {
     const next = specOf(stored);
     if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) return;
     worker.record.pod = next;
+    this.configObjects.registerPod?.(next);
     this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
     worker.queueSync();
     void this.saveApiPods();
@@ -481,6 +484,7 @@ export class Agent extends StoreView implements AgentApi {
       if (record.source === "api") void this.saveApiPods();
     }
     this.statusManager.removePod(uid);
+    this.configObjects.unregisterPod?.(record.pod);
     this.history.forget(uid, this.closing);
     this.metrics.forgetPod(uid, record.pod.metadata.namespace ?? "", record.pod.metadata.name ?? "", allContainers(record.pod).map((c) => c.name));
   }

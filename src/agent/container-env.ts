@@ -6,7 +6,7 @@
 // the container with the kubelet's message (the caller makes it CreateContainerConfigError).
 import type { Container, EnvFromSource, EnvVarSource, Pod } from "../api/types.js";
 import { expandString } from "../probe/expand.js";
-import { configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
+import { ConfigObjectError, configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
 
 /** EnvContext is what env resolution reads besides the container. */
@@ -77,7 +77,8 @@ export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvR
       if (value !== undefined) vars.set(e.name, value);
     }
   } catch (err) {
-    if (err instanceof EnvError) return { ok: false, message: err.message, warnings };
+    // An object that could not be read fails the container even when the reference is optional.
+    if (err instanceof EnvError || err instanceof ConfigObjectError) return { ok: false, message: err.message, warnings };
     throw err;
   }
   return { ok: true, env: [...vars].map(([key, value]) => ({ key, value })), warnings };

@@ -210,6 +210,8 @@ export class PodSyncer {
    * kubelet's mounted volume stays mounted when a refresh fails, e.g. its ConfigMap was deleted).
    */
   private async setUpVolumes(record: PodRecord): Promise<boolean> {
+    // kubelet objectCache.Get: an object the API server has not listed yet is waited for (≤ 1 s).
+    await this.d.configObjects.synced?.(record.pod);
     const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable });
     if (result.ok) {
       record.volumePaths = result.paths;

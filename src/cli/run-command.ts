@@ -27,7 +27,9 @@ import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
-import { ClusterNode, defaultNodeIP } from "../cluster/cluster-node.js";
+import { ApiClient } from "../cluster/api-client.js";
+import { ApiConfigObjects } from "../cluster/api-config-objects.js";
+import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
@@ -141,6 +143,10 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
 
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const lock = await StateDirectoryLock.acquire(stateDir);
+  // In cluster mode the pods' ConfigMaps and Secrets come from the API server, read with the
+  // node's credentials as the kubelet's watch-based managers read them.
+  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(PROBELET_KUBELET_VERSION) });
+  const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
@@ -150,6 +156,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       runtime, stateDir, clock, logger: logger.child("agent"),
       ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
+      ...(configObjects !== undefined ? { configObjects } : {}),
     });
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
@@ -173,6 +180,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
     return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
   } finally {
+    await configObjects?.close();
+    configClient?.close();
     await removeAgentUrl(stateDir);
     await lock.release();
   }

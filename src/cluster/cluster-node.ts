@@ -49,7 +49,7 @@ export class ClusterNode {
 
   constructor(private readonly options: ClusterNodeOptions) {
     const { credentials, identity, clock, logger, agent } = options;
-    this.client = new ApiClient({ credentials, clock, logger, userAgent: `probelet/${identity.kubeletVersion} (${process.platform}) kubelet` });
+    this.client = new ApiClient({ credentials, clock, logger, userAgent: nodeUserAgent(identity.kubeletVersion) });
     this.status = new NodeStatusReporter({ client: this.client, identity, health: () => ({ runtimeErrors: agent.runtimeErrors() }), clock, logger: logger.child("node") });
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
@@ -100,6 +100,11 @@ export class ClusterNode {
     await this.server?.close();
     this.client.close();
   }
+}
+
+/** nodeUserAgent is the User-Agent of the node's requests (the kubelet sends `kubelet/<version> (<os>/<arch>) …`). */
+export function nodeUserAgent(kubeletVersion: string): string {
+  return `probelet/${kubeletVersion} (${process.platform}) kubelet`;
 }
 
 /**

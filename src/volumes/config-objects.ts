@@ -2,7 +2,7 @@
 // pkg/kubelet/secret/secret_manager.go): a lookup by namespace and name plus a change
 // notification. The agent's object store implements it; MemoryConfigObjects is the in-process
 // implementation used when objects are handed in directly (tests, embedders).
-import type { ConfigMap, Secret } from "../api/types.js";
+import type { ConfigMap, Pod, Secret } from "../api/types.js";
 
 /** ConfigObjectKind names the two kinds a pod can take config from. */
 export type ConfigObjectKind = "ConfigMap" | "Secret";
@@ -14,14 +14,36 @@ export interface ConfigObjectChange {
   name: string;
 }
 
+/**
+ * ConfigObjectError is an object that could not be read (not "not found": that is undefined), e.g.
+ * `failed to sync configmap cache: timed out waiting for the condition`; the message is the
+ * kubelet's. Even an optional reference fails on it (makeEnvironmentVariables skips only NotFound).
+ */
+export class ConfigObjectError extends Error {
+  override readonly name = "ConfigObjectError";
+}
+
 /** ConfigObjects is where the agent reads the ConfigMaps and Secrets its pods reference. */
 export interface ConfigObjects {
-  /** configMap returns the named ConfigMap, or undefined when it does not exist. */
+  /** configMap returns the named ConfigMap, or undefined when it does not exist; may throw ConfigObjectError. */
   configMap(namespace: string, name: string): ConfigMap | undefined;
-  /** secret returns the named Secret, or undefined when it does not exist. */
+  /** secret returns the named Secret, or undefined when it does not exist; may throw ConfigObjectError. */
   secret(namespace: string, name: string): Secret | undefined;
   /** onChange calls `listener` after every change; the returned function unsubscribes. */
   onChange(listener: (change: ConfigObjectChange) => void): () => void;
+  /**
+   * registerPod tells a source that fetches objects (the API server's, in cluster mode) that the
+   * pod's references are needed from now on (kubelet Manager.RegisterPod, called by the pod
+   * manager on every pod add and update). Sources that hold every object leave it out.
+   */
+  registerPod?(pod: Pod): void;
+  /** unregisterPod says the pod is gone (kubelet Manager.UnregisterPod). */
+  unregisterPod?(pod: Pod): void;
+  /**
+   * synced resolves once every object the pod references was read, or after at most a second (the
+   * kubelet's objectCache.Get polls its reflector's hasSynced for up to one second).
+   */
+  synced?(pod: Pod): Promise<void>;
 }
 
 /** MemoryConfigObjects keeps ConfigMaps and Secrets in maps and notifies on every put and delete. */

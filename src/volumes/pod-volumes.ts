@@ -8,6 +8,7 @@ import { mkdir, readdir, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
+import { ConfigObjectError } from "./config-objects.js";
 import { checkHostPathType, HostPathTypeError } from "./host-path-check.js";
 import { usesAtomicWriter, VolumeSetUpError, volumePayload, type PayloadContext } from "./volume-payload.js";
 
@@ -61,7 +62,7 @@ export class PodVolumes {
       } catch (err) {
         // Any setup error (a missing object, a failed hostPath check, a file system error) is a
         // FailedMount for this volume, as the kubelet's operation executor reports it.
-        const message = err instanceof VolumeSetUpError || err instanceof HostPathTypeError ? err.message : describeFsError(err);
+        const message = err instanceof VolumeSetUpError || err instanceof HostPathTypeError || err instanceof ConfigObjectError ? err.message : describeFsError(err);
         failures.push({ volume: volume.name, message: `MountVolume.SetUp failed for volume "${volume.name}" : ${message}` });
       }
     }

@@ -98,16 +98,28 @@ export function volumePayload(ctx: PayloadContext, volume: Volume): Payload {
   return out;
 }
 
-/** referencesObject says whether a pod reads the named ConfigMap or Secret (env, envFrom or a volume). */
-export function referencesObject(pod: Pod, kind: "ConfigMap" | "Secret", name: string): boolean {
-  const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-  for (const c of containers) {
-    for (const e of c.envFrom ?? []) if ((kind === "ConfigMap" ? e.configMapRef : e.secretRef)?.name === name) return true;
-    for (const e of c.env ?? []) if ((kind === "ConfigMap" ? e.valueFrom?.configMapKeyRef : e.valueFrom?.secretKeyRef)?.name === name) return true;
+/**
+ * referencedNames lists the ConfigMaps or Secrets a pod reads, in env, envFrom or a volume (kubelet
+ * configmap_manager.go getConfigMapNames, secret_manager.go getSecretNames; image pull secrets
+ * are left out: the agent pulls no images with them).
+ */
+export function referencedNames(pod: Pod, kind: "ConfigMap" | "Secret"): Set<string> {
+  const names = new Set<string>();
+  const add = (name: string | undefined): void => {
+    if (name) names.add(name);
+  };
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    for (const e of c.envFrom ?? []) add((kind === "ConfigMap" ? e.configMapRef : e.secretRef)?.name);
+    for (const e of c.env ?? []) add((kind === "ConfigMap" ? e.valueFrom?.configMapKeyRef : e.valueFrom?.secretKeyRef)?.name);
   }
   for (const v of pod.spec.volumes ?? []) {
-    if (kind === "ConfigMap" && (v.configMap?.name === name || v.projected?.sources?.some((s) => s.configMap?.name === name))) return true;
-    if (kind === "Secret" && (v.secret?.secretName === name || v.projected?.sources?.some((s) => s.secret?.name === name))) return true;
+    add(kind === "ConfigMap" ? v.configMap?.name : v.secret?.secretName);
+    for (const s of v.projected?.sources ?? []) add((kind === "ConfigMap" ? s.configMap : s.secret)?.name);
   }
-  return false;
+  return names;
+}
+
+/** referencesObject says whether a pod reads the named ConfigMap or Secret (env, envFrom or a volume). */
+export function referencesObject(pod: Pod, kind: "ConfigMap" | "Secret", name: string): boolean {
+  return referencedNames(pod, kind).has(name);
 }
