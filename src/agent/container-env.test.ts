@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Pod } from "../api/types.js";
-import { MemoryConfigObjects } from "../volumes/config-objects.js";
+import { ConfigObjectError, MemoryConfigObjects } from "../volumes/config-objects.js";
 import { isEnvVarName, resolveContainerEnv, type EnvResult } from "./container-env.js";
 
 const node = { cpu: 4, memory: 8 * 2 ** 30, ephemeralStorage: 100 * 2 ** 30 };
@@ -117,6 +117,17 @@ test("missing required sources fail with the kubelet's messages; optional envFro
     assert.equal(result.ok ? "" : result.message, message, name);
   }
   assert.deepEqual(envOf(resolve({ envFrom: [{ configMapRef: { name: "x", optional: true } }, { secretRef: { name: "y", optional: true } }] })), {});
+});
+
+test("an object that could not be read fails the container with the reader's message, even through an optional reference", () => {
+  const unsynced = objects();
+  unsynced.configMap = () => {
+    throw new ConfigObjectError("failed to sync configmap cache: timed out waiting for the condition");
+  };
+  for (const env of [[{ name: "M", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }], [{ name: "M", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode", optional: true } } }]]) {
+    const result = resolve({ env }, unsynced);
+    assert.deepEqual(result.ok ? "resolved" : result.message, "failed to sync configmap cache: timed out waiting for the condition");
+  }
 });
 
 test("secret values never appear in a failure message or a warning", () => {
