@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { after, test } from "node:test";
+import { createLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody } from "../../test/cluster/fake-apiserver.js";
 import { ApiClient, ApiStatusError, MAX_RESPONSE_BYTES } from "./api-client.js";
@@ -59,4 +60,41 @@ test("a server certificate the client does not trust is refused before any reque
   const client = new ApiClient({ credentials: { server: server.credentials.server, insecureSkipTlsVerify: false }, clock: new FakeClock() });
   await assert.rejects(client.request("GET", "/api/v1/nodes"), /self.signed certificate|unable to verify/);
   assert.equal(server.requests.length, 0);
+});
+
+test("a 401 or 403 rejects with the server's text and logs one warning naming the request and what is wrong, without the token", async () => {
+  const server = await FakeApiServer.start((r) =>
+    r.path.startsWith("/api/v1/pods") ? { code: 401, body: statusBody(401, "Unauthorized", "Unauthorized") } : { code: 403, body: statusBody(403, "Forbidden", 'secrets is forbidden: User "system:node:n" cannot list resource "secrets" in API group "" at the cluster scope: can only read namespaced object of this type') },
+  );
+  servers.push(server);
+  const lines: string[] = [];
+  const client = new ApiClient({ credentials: server.credentials, clock: new FakeClock(), logger: createLogger({ level: "info", write: (l) => lines.push(l) }) });
+  await assert.rejects(client.request("GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn"), { message: "Unauthorized" });
+  await assert.rejects(client.watch("/api/v1/secrets?watch=true", () => undefined, new AbortController().signal), { code: 403 });
+  const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string; request: string; code: number });
+  assert.deepEqual(logged.map((l) => [l.level, l.code, l.request]), [
+    ["warn", 401, `GET ${server.credentials.server}/api/v1/pods?fieldSelector=spec.nodeName%3Dn`],
+    ["warn", 403, `GET ${server.credentials.server}/api/v1/secrets?watch=true`],
+  ]);
+  assert.match(logged[0]!.msg, /did not accept the node's credentials/);
+  assert.ok(!lines.join("").includes("test-token"));
+});
+
+test("a 5xx with Retry-After is retried after it, and one without is returned at once for the caller's back-off", async () => {
+  let calls = 0;
+  const server = await FakeApiServer.start(() => {
+    calls++;
+    if (calls === 1) return { code: 503, body: statusBody(503, "ServiceUnavailable", "etcd is away"), headers: { "retry-after": "1" } };
+    if (calls === 2) return { code: 200, body: { kind: "Node" } };
+    return { code: 500, body: statusBody(500, "InternalError", "boom") };
+  });
+  servers.push(server);
+  const clock = new FakeClock();
+  const client = new ApiClient({ credentials: server.credentials, clock });
+  const first = client.request("GET", "/api/v1/nodes/n");
+  await server.waitForRequests(1);
+  await clock.advance(1000);
+  assert.deepEqual(await first, { kind: "Node" });
+  await assert.rejects(client.request("GET", "/api/v1/nodes/n"), (err: Error) => err instanceof ApiStatusError && err.code === 500 && err.message === "boom");
+  assert.equal(server.requests.length, 3);
 });

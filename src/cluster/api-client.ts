@@ -103,7 +103,7 @@ export class ApiClient {
         const body = await readBounded(res, MAX_RESPONSE_BYTES, `${goMethod(method)} "${this.server}${path}"`);
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) return (body.length === 0 ? {} : JSON.parse(body.toString("utf8"))) as T;
-        throw statusError(status, body, res.headers["retry-after"]);
+        throw this.refusal(method, path, statusError(status, body, res.headers["retry-after"]));
       } catch (err) {
         const wait = err instanceof ApiStatusError ? err.retryAfterSeconds : undefined;
         if (wait === undefined || attempt >= MAX_RETRIES || options.signal?.aborted) throw err;
@@ -123,7 +123,7 @@ export class ApiClient {
     const status = res.statusCode ?? 0;
     if (status < 200 || status >= 300) {
       const body = await readBounded(res, MAX_RESPONSE_BYTES, `GET "${this.server}${path}"`);
-      throw statusError(status, body, res.headers["retry-after"]);
+      throw this.refusal("GET", path, statusError(status, body, res.headers["retry-after"]));
     }
     await new Promise<void>((resolve, reject) => {
       let pending = "";
@@ -154,6 +154,19 @@ export class ApiClient {
       res.on("error", (err) => (signal.aborted ? resolve() : reject(err)));
       res.on("close", () => resolve());
     });
+  }
+
+  /**
+   * refusal logs a 401 or 403 with the request it answered (the server's text names neither the
+   * request nor, for a 401, the cause) and returns the error unchanged.
+   */
+  private refusal(method: string, path: string, err: ApiStatusError): ApiStatusError {
+    if (err.code === 401) {
+      this.log.warn("The API server did not accept the node's credentials (an expired or revoked token or client certificate?)", { request: `${method} ${this.server}${path}`, code: 401, err: err.message });
+    } else if (err.code === 403) {
+      this.log.warn("The API server refused the request: the node's identity may not do it", { request: `${method} ${this.server}${path}`, code: 403, err: err.message });
+    }
+    return err;
   }
 
   /** close drops the kept-alive connections. */

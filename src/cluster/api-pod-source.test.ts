@@ -98,3 +98,45 @@ test("a failing list emits nothing (running pods stay) and is retried after the 
   servers.pop();
   await running;
 });
+
+test("a watch cut in the middle of an event is opened again from the last resourceVersion seen, and an API server away meanwhile removes no pod", async () => {
+  let watches = 0;
+  const base = pod("a", "uid-a", "5");
+  const server = await FakeApiServer.start((r) => {
+    if (!r.path.includes("watch=true")) return { code: 200, body: { kind: "PodList", metadata: { resourceVersion: "5" }, items: [base] } };
+    watches++;
+    if (watches === 1) {
+      return {
+        stream: (res) => {
+          res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Pod", metadata: { resourceVersion: "8" } } })}\n`);
+          res.write(`{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVer`);
+          setImmediate(() => res.socket?.destroy());
+        },
+      };
+    }
+    if (watches === 2) return { code: 503, body: { kind: "Status", code: 503, reason: "ServiceUnavailable", message: "the server is shutting down" } };
+    return { stream: () => undefined };
+  });
+  servers.push(server);
+  const updates: string[] = [];
+  const clock = new FakeClock();
+  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
+  const stop = new AbortController();
+  const running = source.run(stop.signal);
+  // The cut and the refusal each back off (at most the reflector's 30 s) before the next watch.
+  const watchCount = (): number => server.requests.filter((r) => r.path.includes("watch=true")).length;
+  for (let i = 0; i < 10 && watchCount() < 3; i++) {
+    await waitUntil("a back-off or the third watch", () => clock.pendingSleepers() > 0 || watchCount() >= 3);
+    if (clock.pendingSleepers() > 0) await clock.advance(30_000);
+  }
+  await server.waitForRequests(3, (r) => r.path.includes("watch=true"));
+  stop.abort();
+  server.close().catch(() => undefined);
+  servers.pop();
+  await running;
+  const paths = server.requests.map((r) => r.path);
+  assert.equal(paths.filter((p) => !p.includes("watch=true")).length, 1, `no relist:\n${paths.join("\n")}`);
+  assert.match(paths[2]!, /watch=true.*resourceVersion=8$/);
+  assert.match(paths[3]!, /watch=true.*resourceVersion=8$/);
+  assert.deepEqual(updates, ["ADD a"]);
+});
