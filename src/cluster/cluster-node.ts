@@ -5,6 +5,7 @@
 // (kubelet-server.ts).
 import { networkInterfaces } from "node:os";
 import type { AgentApi } from "../agent/agent-api.js";
+import type { EventRecorder } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { ApiClient } from "./api-client.js";
@@ -23,7 +24,7 @@ import { NodeStatusReporter } from "./node-status-reporter.js";
 export interface ClusterNodeOptions {
   credentials: ClusterCredentials;
   identity: NodeIdentity;
-  agent: AgentApi & { runtimeErrors(): string[] };
+  agent: AgentApi & { runtimeErrors(): string[]; events: EventRecorder };
   /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
   server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
   clock: Clock;
@@ -55,7 +56,7 @@ export class ClusterNode {
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
     this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
     this.events = new EventSink({ client: this.client, clock, logger: logger.child("events") });
-    this.bridge = new StoreBridge({ store: agent.store, nodeName: identity.name, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), events: (e) => this.events.send(e), logger: logger.child("pods") });
+    this.bridge = new StoreBridge({ store: agent.store, nodeName: identity.name, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), events: (e) => this.events.send(e), recorder: agent.events, logger: logger.child("pods") });
     this.pods = new ApiPodSource({ client: this.client, nodeName: identity.name, clock, logger: logger.child("source"), listener: (u) => this.bridge.handle(u) });
     void this.pods.hasSynced.then(() => this.bridge.forgetMissing((uid) => this.pods.get(uid) !== undefined));
   }

@@ -17,17 +17,25 @@ function setup() {
   const store = newApiStore(new ObjectStore(new FakeClock()));
   const sunk: string[] = [];
   const mirrors: string[] = [];
+  const recorded: string[] = [];
+  const statuses: Pod[] = [];
   const bridge = new StoreBridge({
     store,
     nodeName: "node-1",
-    sink: { statusChanged: (p) => sunk.push(`status ${p.metadata.name ?? ""} ${p.status?.phase ?? ""} ${p.status?.reason ?? ""}`), podTerminated: (p) => sunk.push(`terminated ${p.metadata.name ?? ""}`) },
+    sink: {
+      statusChanged: (p) => {
+        statuses.push(p);
+        sunk.push(`status ${p.metadata.name ?? ""} ${p.status?.phase ?? ""} ${p.status?.reason ?? ""}`);
+      },
+      podTerminated: (p) => sunk.push(`terminated ${p.metadata.name ?? ""}`) },
     staticPods: (e) => mirrors.push(`${e.type} ${e.object.metadata.name ?? ""}`),
     mirrorRemoved: (p) => mirrors.push(`removed ${p.metadata.name ?? ""}`),
     mirrorDeleting: (p) => mirrors.push(`deleting ${p.metadata.name ?? ""}`),
     events: () => undefined,
+    recorder: { event: (target, type, reason, message) => recorded.push(`${target.pod.metadata.name ?? ""} ${type} ${reason} ${message}`) },
     logger: silentLogger,
   });
-  return { store, bridge, sunk, mirrors };
+  return { store, bridge, sunk, mirrors, recorded, statuses };
 }
 
 test("an API server pod enters the store with its UID, its deletion with its grace period, and the agent's status and removal reach the sink", () => {
@@ -58,6 +66,17 @@ test("a pod whose name is taken on the node by another UID is reported Failed wi
   bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web")] });
   bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web", { uid: "uid-other" })] });
   assert.equal(sunk.at(-1), "status web Failed UnexpectedAdmissionError");
+});
+
+test("a bound pod that fails the node's validation is rejected as the kubelet's rejectPod does: a Warning event, then Failed with the reason and 'Pod was rejected: '", () => {
+  const { store, bridge, recorded, statuses } = setup();
+  const invalid = pod("nfs");
+  invalid.spec.volumes = [{ name: "data", nfs: { server: "10.0.0.1", path: "/x" } } as unknown as NonNullable<Pod["spec"]["volumes"]>[number]];
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [invalid] });
+  const message = "spec.volumes[0].nfs: Forbidden: probelet mounts only emptyDir, hostPath, configMap, secret, downwardAPI, projected volumes";
+  assert.deepEqual(recorded, [`nfs Warning UnexpectedAdmissionError ${message}`]);
+  assert.deepEqual(statuses.map((p) => [p.metadata.uid, p.status?.phase, p.status?.reason, p.status?.message]), [["uid-nfs", "Failed", "UnexpectedAdmissionError", `Pod was rejected: ${message}`]]);
+  assert.equal(store.get<Pod>(PODS.name, "apps", "nfs"), undefined, "nothing of the pod enters the node");
 });
 
 test("mirror pods and finished pods are not written, mirror deletions go to the mirror client, and pods the API server no longer has are removed but not the agent's own", () => {

@@ -15,6 +15,7 @@ import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
+import type { EventRecorder } from "../prober/events.js";
 import type { Logger } from "../util/logger.js";
 import { isMirrorPod } from "./mirror-pods.js";
 import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
@@ -63,6 +64,8 @@ export interface StoreBridgeOptions {
   mirrorDeleting: (pod: Pod) => void;
   /** Told about every event the agent records. */
   events: (event: WatchEvent<KubeEvent>) => void;
+  /** Records the agent's events (the rejection of a pod the node cannot take). */
+  recorder: EventRecorder;
   logger: Logger;
 }
 
@@ -152,10 +155,15 @@ export class StoreBridge {
     }
   }
 
-  /** reject fails a pod the node cannot take (kubelet rejectPod). */
+  /**
+   * reject fails a pod the node cannot take, as kubelet rejectPod does: a Warning event with the
+   * reason and message, and the status phase Failed, that reason, message `Pod was rejected: …`.
+   */
   private reject(pod: Pod, message: string): void {
+    const reason = "UnexpectedAdmissionError";
     this.options.logger.warn("Pod admission failed", { pod: `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`, err: message });
-    this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason: "UnexpectedAdmissionError", message: `Pod was rejected: ${message}` } });
+    this.options.recorder.event({ pod }, "Warning", reason, message);
+    this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason, message: `Pod was rejected: ${message}` } });
   }
 
   private onStorePod(event: StoreEvent<Pod>): void {
