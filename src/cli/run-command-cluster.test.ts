@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { runCli } from "../../test/cli-harness.js";
 
-test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, a bad node name and node flags without it, naming the problem", async (t) => {
+test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, a bad node name and node flags without it, naming the problem with exit code 2 and no stack trace", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-run-cluster-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const broken = join(dir, "broken.kubeconfig");
@@ -24,7 +24,8 @@ test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, 
   ];
   for (const [args, expected] of cases) {
     const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, command: [sleep, '1']}]}\n" });
-    assert.notEqual(run.code, 0, args.join(" "));
+    assert.equal(run.code, 2, args.join(" "));
     assert.match(run.stderr, expected, run.stderr);
+    assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");
   }
 });

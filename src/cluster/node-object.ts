@@ -104,7 +104,8 @@ export function nodeStatus(id: NodeIdentity, health: NodeHealth, now: number, pr
       : { type: "Ready", status: "False", reason: "KubeletNotReady", message: health.runtimeErrors.join(", ") },
   ];
   const conditions = fresh.map((c) => {
-    const old = previous?.conditions.find((p) => p.type === c.type);
+    // An existing Node made by someone else may have no status yet.
+    const old = previous?.conditions?.find((p) => p.type === c.type);
     return { ...c, lastHeartbeatTime: time, lastTransitionTime: old !== undefined && old.status === c.status ? old.lastTransitionTime : time };
   });
   return {

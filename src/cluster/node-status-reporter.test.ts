@@ -67,6 +67,22 @@ test("an existing Node is read and its status patched, keeping the conditions ot
   assert.deepEqual(node?.status?.conditions.map((c) => c.type), ["NetworkUnavailable", "MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]);
 });
 
+test("an existing Node made by someone else without any status (kubectl create) is read and patched, not a registration failure", async () => {
+  let patched: NodeObject | undefined;
+  const server = await FakeApiServer.start((r) => {
+    if (r.method === "POST") return { code: 409, body: statusBody(409, "AlreadyExists", 'nodes "node-1" already exists') };
+    if (r.method === "GET") return { code: 200, body: { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made" }, spec: { unschedulable: true } } };
+    patched = { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made" }, spec: {}, status: (r.body as NodeObject).status! };
+    return { code: 200, body: patched };
+  });
+  servers.push(server);
+  const clock = new FakeClock();
+  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  const node = await reporter.register(new AbortController().signal);
+  assert.equal(node?.metadata.uid, "admin-made");
+  assert.equal(patched?.status?.conditions.find((c) => c.type === "Ready")?.status, "True");
+});
+
 test("node status is PATCHed only when it changed or the 5-minute report period passed", async () => {
   const server = await apiServer(false);
   const clock = new FakeClock();
