@@ -67,11 +67,11 @@ test("an existing Node is read and its status patched, keeping the conditions ot
   assert.deepEqual(node?.status?.conditions.map((c) => c.type), ["NetworkUnavailable", "MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]);
 });
 
-test("an existing Node made by someone else without any status (kubectl create) is read and patched, not a registration failure", async () => {
+test("an existing Node made by someone else with a status but no conditions (kubectl create) is read and patched, not a registration failure", { timeout: 10_000 }, async () => {
   let patched: NodeObject | undefined;
   const server = await FakeApiServer.start((r) => {
     if (r.method === "POST") return { code: 409, body: statusBody(409, "AlreadyExists", 'nodes "node-1" already exists') };
-    if (r.method === "GET") return { code: 200, body: { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made" }, spec: { unschedulable: true } } };
+    if (r.method === "GET") return { code: 200, body: { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made" }, spec: { unschedulable: true }, status: { daemonEndpoints: { kubeletEndpoint: { Port: 0 } }, nodeInfo: {} } } };
     patched = { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made" }, spec: {}, status: (r.body as NodeObject).status! };
     return { code: 200, body: patched };
   });
