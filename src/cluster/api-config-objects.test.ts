@@ -119,3 +119,16 @@ test("an object stays watched while any registered pod references it and stops w
   assert.throws(() => objects.configMap("apps", "cfg"), /not registered/);
   assert.equal(server.requests.filter((r) => !r.path.includes("watch=true")).length, 2, "registering a pod again lists nothing again");
 });
+
+test("an immutable object is read once and then no longer watched, and its copy stays readable", async () => {
+  const watches = new Map<string, ServerResponse>();
+  const server = await serve(() => ({ code: 200, body: { kind: "SecretList", metadata: { resourceVersion: "4" }, items: [{ metadata: { name: "db", namespace: "apps", resourceVersion: "4" }, immutable: true, data: { p: "eA==" } }] } }), watches);
+  const { objects } = await start(server);
+  const p = pod("u1", { secret: "db" });
+  objects.registerPod(p);
+  await objects.synced(p);
+  assert.equal(objects.secret("apps", "db")?.data?.["p"], "eA==");
+  assert.deepEqual(server.requests.map((r) => r.path.includes("watch=true")), [false], "no watch of an immutable secret");
+  objects.unregisterPod(p);
+  assert.equal(objects.watched, 0);
+});

@@ -4,7 +4,7 @@
 // registered, every ConfigMap and Secret it references that no other registered pod references
 // gets its own reflector, a list and watch of that one object
 // (`/api/v1/namespaces/<ns>/configmaps?fieldSelector=metadata.name=<name>`); when the last pod
-// referencing an object goes, its reflector stops. A lookup answers from the reflector's copy,
+// referencing an object goes, its reflector stops (and at once for an immutable object). A lookup answers from the reflector's copy,
 // "not synced" (the kubelet's `failed to sync configmap cache: …`) until its first list came
 // back. The Node authorizer of v1.20 lets a node get, list and watch exactly the objects its
 // pods reference (a list or watch only with that metadata.name field selector; a plain list is
@@ -179,6 +179,8 @@ export class ApiConfigObjects implements ConfigObjects {
       item.onSynced.clear();
     }
     if (changed) for (const listener of [...this.listeners]) listener(change);
+    // kubelet objectCache.Get: an immutable object cannot change, so its watch stops (the copy stays).
+    if (object?.immutable === true) item.stop.abort();
   }
 }
 

@@ -48,7 +48,8 @@ export class Reflector<T extends ListedObject> {
     while (!signal.aborted) {
       try {
         if (this.resourceVersion === "") await this.list(signal);
-        await this.watch(signal);
+        // The list may have been all its owner needed (an immutable object stops its reflector).
+        if (!signal.aborted) await this.watch(signal);
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof ApiStatusError && (err.code === 410 || err.reason === "Expired" || err.reason === "Gone")) {
