@@ -23,7 +23,7 @@ const missingNode = shared.env !== undefined && !shared.env.nodeKubeconfigs.has(
 const skip = shared.skip || clients.skip || missingNode;
 
 interface ContainerStatusJson { state?: { running?: object; waiting?: { reason?: string; message?: string } } }
-interface PodJson { status: { phase?: string; containerStatuses?: ContainerStatusJson[] } }
+interface PodJson { status: { phase?: string; reason?: string; message?: string; containerStatuses?: ContainerStatusJson[] } }
 
 let env: ControlPlaneEnv;
 let node: NodeAgent;
@@ -118,4 +118,21 @@ test("a pod referencing a missing ConfigMap waits in CreateContainerConfigError 
   await admin(env, ["create", "configmap", "-n", NAMESPACE, "late-config", "--from-literal=LATE=arrived"]);
   await waitFor("the pod running", 30_000, async () => ((await containerState("late"))?.running !== undefined ? true : undefined));
   await waitFor("the late value in its log", 30_000, async () => ((await logs("late")).includes("LATE=arrived") ? true : undefined));
+});
+
+test("a pod bound to the node that the node cannot take is rejected in the API server as the kubelet does: Failed, UnexpectedAdmissionError, an event", { skip, timeout: 60_000 }, async () => {
+  await apply("nfs", podYaml("nfs", `  - name: app
+    image: busybox
+    command: ["sleep", "3600"]`, `  volumes: [{name: data, nfs: {server: 192.0.2.1, path: /exports}}]`));
+  const message = "spec.volumes[0].nfs: Forbidden: probelet mounts only emptyDir, hostPath, configMap, secret, downwardAPI, projected volumes";
+  const status = await waitFor("the rejection in the API server", 30_000, async () => {
+    const got = await adminJson<PodJson>(env, ["get", "pod", "-n", NAMESPACE, "nfs"]);
+    return got.status.phase === "Failed" ? got.status : undefined;
+  }).catch((err: Error) => assert.fail(`${err.message}\n${node.log()}`));
+  assert.deepEqual([status.reason, status.message], ["UnexpectedAdmissionError", `Pod was rejected: ${message}`]);
+  const events = await waitFor("the rejection event", 30_000, async () => {
+    const got = await adminJson<{ items: { reason: string; type: string; message: string; source?: { component?: string } }[] }>(env, ["get", "events", "-n", NAMESPACE, "--field-selector", "involvedObject.name=nfs"]);
+    return got.items.find((e) => e.reason === "UnexpectedAdmissionError");
+  });
+  assert.deepEqual([events.type, events.message, events.source?.component], ["Warning", message, "kubelet"]);
 });
