@@ -40,14 +40,14 @@ export interface KubectlAgent {
   stop: () => Promise<void>;
 }
 
-/** startKubectlAgent runs `probelet run` with an empty manifest directory and writes its kubeconfig. */
+/** startKubectlAgent runs `probelet run` (debug logs, so tests see everything it would log) with an empty manifest directory and writes its kubeconfig. */
 export async function startKubectlAgent(paths: Record<KubectlVersion, string>): Promise<KubectlAgent> {
   const dir = await mkdtemp(join(tmpdir(), "probelet-kubectl-agent-"));
   await chmod(dir, 0o700);
   const stateDir = join(dir, "state");
   const manifests = join(dir, "manifests");
   await mkdir(manifests);
-  const child = spawn(process.execPath, [CLI, "run", "-q", "--manifests", manifests, "--state-dir", stateDir, "--listen", "127.0.0.1:0"], {
+  const child = spawn(process.execPath, [CLI, "run", "-q", "--log-level", "debug", "--manifests", manifests, "--state-dir", stateDir, "--listen", "127.0.0.1:0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

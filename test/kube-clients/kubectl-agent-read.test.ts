@@ -182,6 +182,7 @@ for (const version of KUBECTL_VERSIONS) {
     const events = await agent.kubectl(version, ["get", "events", "-A", "-o", "json"]);
     assert.doesNotMatch(events.stdout, new RegExp(secretValue));
     assert.doesNotMatch(events.stdout, new RegExp(Buffer.from(secretValue).toString("base64")));
+    assert.match(agent.agentOutput(), /"method":"POST","path":"\/api\/v1\/namespaces\/default\/secrets","status":201/, "the agent logged the request");
     assert.doesNotMatch(agent.agentOutput(), new RegExp(secretValue));
   });
 }
