@@ -1,5 +1,6 @@
 // Real kubectl 1.20 and 1.32 changing pods on a real probelet agent (process runtime): create,
-// apply (client-side and server-side), delete (graceful, --grace-period, -l), wait and exec.
+// apply (client-side and server-side), label, annotate, patch, delete (graceful, --grace-period,
+// -l, -f), wait and exec.
 // Both versions create and apply with their default validation (1.32 on the server through
 // /openapi/v3, 1.20 against the schema-less /openapi/v2). One agent serves every case; each
 // case uses its own pods. Skipped, with the reason, without the cached kubectl binaries.
@@ -133,6 +134,22 @@ for (const version of KUBECTL_VERSIONS) {
     assert.deepEqual([run.code, run.stdout], [0, `pod "del-a-${v}" deleted\npod "del-b-${v}" deleted\n`], run.stderr);
     const left = await agent.kubectl(version, ["get", "pods", "-l", `group in (doomed-${v},kept-${v})`, "-o", "name"]);
     assert.equal(left.stdout, `pod/del-c-${v}\n`);
+  });
+
+  test(`kubectl ${version} label, annotate and patch change a running pod's metadata; delete -f deletes the file's pod`, { skip }, async () => {
+    const name = `meta-${v}`;
+    const file = await manifest(name, "sleep 300");
+    assert.equal((await agent.kubectl(version, ["create", "-f", file])).code, 0);
+    await untilRunning(version, name);
+    assert.equal((await agent.kubectl(version, ["label", "pod", name, "tier=web"])).stdout, `pod/${name} labeled\n`);
+    assert.equal((await agent.kubectl(version, ["annotate", "pod", name, "owner=ops"])).stdout, `pod/${name} annotated\n`);
+    const patched = await agent.kubectl(version, ["patch", "pod", name, "-p", '{"metadata":{"labels":{"tier":"db"}}}']);
+    assert.deepEqual([patched.code, patched.stdout], [0, `pod/${name} patched\n`], patched.stderr);
+    const meta = await agent.kubectl(version, ["get", "pod", name, "-o", "jsonpath={.metadata.labels.tier} {.metadata.annotations.owner} {.status.containerStatuses[0].restartCount}"]);
+    assert.equal(meta.stdout, "db ops 0");
+    const deleted = await agent.kubectl(version, ["delete", "-f", file, "--grace-period=1"]);
+    assert.deepEqual([deleted.code, deleted.stdout], [0, `pod "${name}" deleted\n`], deleted.stderr);
+    await gone(version, name);
   });
 }
 
