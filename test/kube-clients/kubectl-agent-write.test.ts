@@ -54,6 +54,20 @@ for (const version of KUBECTL_VERSIONS) {
     assert.match(again.stderr, new RegExp(`pods "create-${v}" already exists`));
   });
 
+  test(`kubectl ${version} create -f of a pod with an unknown field: ${version === "1.32" ? "refused by the server (Strict)" : "created with the server's warning (no fieldValidation: Warn)"}`, { skip }, async () => {
+    const name = `unknown-${v}`;
+    const text = podYaml(name, "sleep 300").replace("    image: busybox:1\n", "    image: busybox:1\n    foo: 1\n");
+    const run = await agent.kubectl(version, ["create", "-f", await writeManifest(agent, `${name}.yaml`, text)]);
+    if (version === "1.32") {
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, new RegExp(`error when creating ".*${name}\\.yaml": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec\\.containers\\[0\\]\\.foo"`));
+      await gone(version, name);
+    } else {
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, `pod/${name} created\n`, 'Warning: unknown field "spec.containers[0].foo"\n']);
+      await untilRunning(version, name);
+    }
+  });
+
   test(`kubectl ${version} apply -f: creates, a changed image restarts the container (logs -p shows the old one), a changed command is Forbidden`, { skip }, async () => {
     const name = `apply-${v}`;
     const first = await agent.kubectl(version, ["apply", "-f", await manifest(name, "echo first run; sleep 300")]);
