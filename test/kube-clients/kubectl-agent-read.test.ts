@@ -1,6 +1,6 @@
 // Real kubectl 1.20 and 1.32 reading from a real probelet agent (process runtime): version,
-// discovery, get in every output, watch, describe, logs, events, namespaces, ConfigMaps and
-// Secrets. One agent serves every case; each case uses its own pods. Skipped, with the reason,
+// discovery, get in every output, watch, describe, logs, events, namespaces, ConfigMaps,
+// Secrets and explain. One agent serves every case; each case uses its own pods. Skipped, with the reason,
 // when the cached kubectl binaries are missing (scripts/kube-clients.sh install).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -187,8 +187,17 @@ for (const version of KUBECTL_VERSIONS) {
   });
 }
 
-test("kubectl 1.32 explain pod needs the schemas /openapi/v3 does not serve, and says so", { skip }, async () => {
-  const run = await agent.kubectl("1.32", ["explain", "pod"]);
+test("kubectl 1.32 explain lists the fields and types of a pod's liveness probe from /openapi/v3", { skip }, async () => {
+  const run = await agent.kubectl("1.32", ["explain", "pod.spec.containers.livenessProbe", "--recursive"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^KIND: {7}Pod\nVERSION: {4}v1\n\nFIELD: livenessProbe <Object>\n/);
+  for (const field of ["exec\t<Object>", "  command\t<[]string>", "failureThreshold\t<integer>", "httpGet\t<Object>", "  port\t<string>", "periodSeconds\t<integer>", "terminationGracePeriodSeconds\t<integer>"]) {
+    assert.ok(run.stdout.includes(`\n  ${field}\n`), `explain lists ${field}: ${run.stdout}`);
+  }
+});
+
+test("kubectl 1.20 explain pod finds no schema in /openapi/v2, and says so", { skip }, async () => {
+  const run = await agent.kubectl("1.20", ["explain", "pod"]);
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /GVK map\[group: kind:Pod version:v1\] not found in OpenAPI schema/);
+  assert.equal(run.stderr, 'error: couldn\'t find resource for "/v1, Kind=Pod"\n');
 });

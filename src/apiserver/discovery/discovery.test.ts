@@ -60,3 +60,21 @@ test("/openapi/v2 answers kubectl 1.20's protobuf Accept with a Swagger 2.0 docu
   const info = Buffer.concat([Buffer.from([0x0a, 10]), Buffer.from("Kubernetes"), Buffer.from([0x12, GIT_VERSION.length]), Buffer.from(GIT_VERSION)]);
   assert.deepEqual(bytes, Buffer.concat([Buffer.from([0x0a, 3]), Buffer.from("2.0"), Buffer.from([0x12, info.length]), info, Buffer.from([0x42, 0])]));
 });
+
+test("/openapi/v3/api/v1 carries each kind's schema with its GVK for kubectl explain, typed from the decoding schemas", async (t) => {
+  const { call } = await startApiServer(t);
+  const index = (await call("GET", "/openapi/v3")).body;
+  const url: string = index["paths"]["api/v1"]["serverRelativeURL"];
+  assert.match(url, /\?hash=[0-9A-F]{128}$/, "the hash is the document's SHA-512");
+  const schemas = (await call("GET", url)).body["components"]["schemas"];
+  assert.deepEqual(Object.keys(schemas).sort(), ["ConfigMap", "Event", "Namespace", "Node", "Pod", "Secret"].map((k) => `io.k8s.api.core.v1.${k}`));
+  const pod = schemas["io.k8s.api.core.v1.Pod"];
+  assert.deepEqual(pod["x-kubernetes-group-version-kind"], [{ group: "", version: "v1", kind: "Pod" }]);
+  const container = pod["properties"]["spec"]["properties"]["containers"]["items"];
+  const probe = container["properties"]["livenessProbe"]["properties"];
+  assert.deepEqual(probe["periodSeconds"], { type: "integer", format: "int32" });
+  assert.deepEqual(probe["httpGet"]["properties"]["port"], { type: "string", format: "int-or-string" });
+  assert.deepEqual(probe["exec"]["properties"]["command"], { type: "array", items: { type: "string" } });
+  assert.deepEqual(pod["properties"]["metadata"]["properties"]["labels"], { type: "object", additionalProperties: { type: "string" } });
+  assert.equal(pod["required"], undefined, "decoding's zero-filled fields are not published as required");
+});

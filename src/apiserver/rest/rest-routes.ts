@@ -60,7 +60,7 @@ export function apiRoutes(): Route[] {
     { pattern: "/apis", methods: { GET: answer(apiGroupList) } },
     { pattern: "/api/v1", methods: { GET: answer(() => apiResourceList(RESOURCES)) } },
     { pattern: "/openapi/v2", methods: { GET: openApiV2Handler } },
-    { pattern: "/openapi/v3", methods: { GET: answer(openApiIndex) } },
+    { pattern: "/openapi/v3", methods: { GET: answer(() => openApiIndex(RESOURCES)) } },
     { pattern: "/openapi/v3/api/v1", methods: { GET: answer(() => openApiCoreV1(RESOURCES)) } },
     ...RESOURCES.flatMap(resourceRoutes),
     { pattern: "/api/v1/namespaces/:ns/pods/:name/log", methods: { GET: podLogHandler } },
