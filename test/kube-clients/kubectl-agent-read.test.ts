@@ -66,6 +66,15 @@ for (const version of KUBECTL_VERSIONS) {
     assert.equal(path.stdout, `get-${v} busybox:1`);
   });
 
+  test(`kubectl ${version} get pods -A and get all list the pod with its namespace`, { skip }, async () => {
+    await runningPod(version, `all-${v}`, "sleep 300");
+    const everywhere = await agent.kubectl(version, ["get", "pods", "-A"]);
+    assert.match(everywhere.stdout, /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/);
+    assert.match(everywhere.stdout, new RegExp(`\\ndefault\\s+all-${v}\\s+1/1\\s+Running\\s`));
+    const all = await agent.kubectl(version, ["get", "all", "-o", "name"]);
+    assert.ok(all.stdout.split("\n").includes(`pod/all-${v}`), all.stdout);
+  });
+
   test(`kubectl ${version} get pods -l and --field-selector return only the matching pods`, { skip }, async () => {
     await runningPod(version, `sel-a-${v}`, "sleep 300", { tier: `front-${v}` });
     await runningPod(version, `sel-b-${v}`, "sleep 300", { tier: `back-${v}` });
@@ -123,10 +132,11 @@ for (const version of KUBECTL_VERSIONS) {
     assert.match(run.stdout, /\n\s+Kubelet Version:\s+v1\.35\.0-probelet\n/);
   });
 
-  test(`kubectl ${version} logs --tail and --since select lines by count and by age`, { skip }, async () => {
+  test(`kubectl ${version} logs --tail, --timestamps and --since select lines by count and by age`, { skip }, async () => {
     await runningPod(version, `logs-${v}`, "echo one; echo two; echo three; sleep 300");
     await eventually(agent, version, ["logs", `logs-${v}`], (out) => out === "one\ntwo\nthree\n");
     assert.equal((await agent.kubectl(version, ["logs", `logs-${v}`, "--tail=1"])).stdout, "three\n");
+    assert.match((await agent.kubectl(version, ["logs", `logs-${v}`, "--tail=1", "--timestamps"])).stdout, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z three\n$/);
     await sleep(2100);
     assert.equal((await agent.kubectl(version, ["logs", `logs-${v}`, "--since=1s"])).stdout, "");
     assert.equal((await agent.kubectl(version, ["logs", `logs-${v}`, "--since=1h"])).stdout, "one\ntwo\nthree\n");

@@ -1,10 +1,11 @@
 // Real kubectl 1.20 and 1.32 changing pods on a real probelet agent (process runtime): create,
 // apply (client-side and server-side), label, annotate, patch, delete (graceful, --grace-period,
-// -l, -f), wait and exec.
+// -l, -f), wait, exec and cp.
 // Both versions create and apply with their default validation (1.32 on the server through
 // /openapi/v3, 1.20 against the schema-less /openapi/v2). One agent serves every case; each
 // case uses its own pods. Skipped, with the reason, without the cached kubectl binaries.
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import { KUBECTL_VERSIONS, kubectlEnv, type KubectlVersion } from "./kubectl-env.js";
 import { eventually, podYaml, startKubectlAgent, writeManifest, type KubectlAgent, type PodOptions } from "./kubectl-agent-harness.js";
@@ -176,6 +177,16 @@ test("kubectl 1.32 exec prints the command's stdout and exits with its exit code
   assert.deepEqual([failed.code, failed.stdout, failed.stderr], [3, "out\n", "command terminated with exit code 3\n"]);
   const piped = await agent.kubectl("1.32", ["exec", "-i", "exec-132", "--", "cat"], { input: "first\nsecond\n" });
   assert.deepEqual([piped.code, piped.stdout], [0, "first\nsecond\n"], piped.stderr);
+});
+
+test("kubectl 1.32 cp copies a file out of a pod through exec and tar (the process runtime's files are the host's)", { skip }, async () => {
+  assert.equal((await agent.kubectl("1.32", ["create", "-f", await manifest("cp-132", "sleep 300")])).code, 0);
+  await untilRunning("1.32", "cp-132");
+  const source = await writeManifest(agent, "cp-source.txt", "copied through tar\n");
+  const target = `${agent.dir}/cp-target.txt`;
+  const run = await agent.kubectl("1.32", ["cp", `cp-132:${source}`, target]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(await readFile(target, "utf8"), "copied through tar\n");
 });
 
 test("kubectl 1.20 exec (SPDY only) is refused at once with the message naming the WebSocket protocols", { skip }, async () => {
