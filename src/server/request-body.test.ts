@@ -24,8 +24,10 @@ interface Answer {
   json: { kind?: string; reason?: string; message?: string; metadata?: Record<string, unknown> };
 }
 
-async function post(body: string, contentType: string): Promise<Answer> {
-  const res = await fetch(`${server.url}/api/v1/namespaces/default/pods`, { method: "POST", body, headers: { "Content-Type": contentType } });
+/** post sends body with contentType; undefined sends no Content-Type header (bytes make fetch add none). */
+async function post(body: string, contentType: string | undefined): Promise<Answer> {
+  const init = contentType === undefined ? { body: Buffer.from(body) } : { body, headers: { "Content-Type": contentType } };
+  const res = await fetch(`${server.url}/api/v1/namespaces/default/pods`, { method: "POST", ...init });
   return { code: res.status, json: (await res.json()) as Answer["json"] };
 }
 
@@ -141,4 +143,14 @@ test("validation: client-set uid, timestamps and resourceVersion are ignored on 
   assert.equal(metadata["deletionGracePeriodSeconds"], undefined);
   assert.equal(metadata["generation"], undefined);
   assert.notEqual(metadata["resourceVersion"], "42");
+});
+
+test("media type: a body without Content-Type is read as JSON (kubectl 1.20's create namespace sends none); protobuf is a 415", async () => {
+  const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "untyped" }, spec: { containers: [{ name: "app", image: "busybox" }] } };
+  const answer = await post(JSON.stringify(pod), undefined);
+  assert.equal(answer.code, 201, JSON.stringify(answer.json));
+  assert.equal(answer.json.metadata?.["name"], "untyped");
+  const proto = await post("k8s\u0000", "application/vnd.kubernetes.protobuf");
+  assert.equal(proto.code, 415);
+  assert.equal(proto.json.message, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml");
 });

@@ -75,13 +75,15 @@ export function mediaType(contentType: string | undefined): string {
 }
 
 /**
- * decodeObjectBody parses a JSON or YAML body into a plain object. A missing or other
- * Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors,
+ * decodeObjectBody parses a JSON or YAML body into a plain object. A body without a
+ * Content-Type is JSON, the server's first media type (apiserver negotiation,
+ * NegotiateInputSerializerForMediaType; kubectl 1.20's `create namespace|configmap|secret` sends
+ * none); another Content-Type is a 415; a body over the size limit (1 MiB for YAML) a 413; syntax errors,
  * nesting past the depth limit, an over-complex YAML stream, more than one YAML document and
  * non-object documents are a 400 BadRequest.
  */
 export function decodeObjectBody(body: Buffer, contentType: string | undefined): Record<string, unknown> {
-  const type = mediaType(contentType);
+  const type = mediaType(contentType) || ACCEPTED_MEDIA_TYPES[0];
   if (type !== "application/json" && type !== "application/yaml") throw new StatusError(unsupportedMediaTypeStatus(ACCEPTED_MEDIA_TYPES));
   if (body.length > MAX_BODY_BYTES) throw new StatusError(requestEntityTooLargeStatus(MAX_BODY_BYTES));
   const format = type === "application/json" ? "json" : "yaml";

@@ -12,13 +12,13 @@ export const TEXT_CONTENT_TYPE = "text/plain; charset=utf-8";
 /** PROMETHEUS_CONTENT_TYPE is the Prometheus text exposition format 0.0.4, as the kubelet serves /metrics. */
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-/** sendBody ends the response with a complete body; extra headers (e.g. Allow) are merged in. */
-export function sendBody(res: ServerResponse, code: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+/** sendBody ends the response with a complete body (text is sent as UTF-8); extra headers (e.g. Allow) are merged in. */
+export function sendBody(res: ServerResponse, code: number, contentType: string, body: string | Uint8Array, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     cutStream(res);
     return;
   }
-  const payload = Buffer.from(body, "utf8");
+  const payload = typeof body === "string" ? Buffer.from(body, "utf8") : body;
   res.writeHead(code, { ...headers, "Content-Type": contentType, "Content-Length": payload.length });
   res.end(payload);
 }

@@ -2,16 +2,20 @@
 // (kubectl pkg/cmd/util: it looks in /openapi/v3/api/v1 for a PATCH operation of kind v1 Pod
 // that declares the fieldValidation query parameter; found, it sends fieldValidation=Strict
 // and needs no /openapi/v2). Every served resource gets its POST, PUT and PATCH operations
-// with x-kubernetes-group-version-kind and the fieldValidation parameter; schemas are left
-// open (the server validates).
+// with x-kubernetes-group-version-kind and the fieldValidation parameter, and each kind's
+// schema for `kubectl explain` (openapi-schemas.ts; the server validates).
+import { createHash } from "node:crypto";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
+import { componentSchemas } from "./openapi-schemas.js";
 
-/** OPENAPI_V1_HASH names the document's version in /openapi/v3 (it changes only with the registry). */
-const OPENAPI_V1_HASH = "probelet-core-v1-1";
-
-/** openApiIndex is GET /openapi/v3: the served group-versions. */
-export function openApiIndex(): Record<string, unknown> {
-  return { paths: { "api/v1": { serverRelativeURL: `/openapi/v3/api/v1?hash=${OPENAPI_V1_HASH}` } } };
+/**
+ * openApiIndex is GET /openapi/v3: the served group-versions. Each URL carries the hash of its
+ * document (as the API server's: SHA-512 of the content, upper-case hex), so kubectl's cache,
+ * keyed by URL, never serves an older agent's document.
+ */
+export function openApiIndex(resources: readonly ResourceDefinition[]): Record<string, unknown> {
+  const hash = createHash("sha512").update(JSON.stringify(openApiCoreV1(resources))).digest("hex").toUpperCase();
+  return { paths: { "api/v1": { serverRelativeURL: `/openapi/v3/api/v1?hash=${hash}` } } };
 }
 
 const FIELD_VALIDATION = {
@@ -48,6 +52,6 @@ export function openApiCoreV1(resources: readonly ResourceDefinition[]): Record<
     openapi: "3.0.0",
     info: { title: "Kubernetes", version: "v1" },
     paths,
-    components: { schemas: {} },
+    components: { schemas: componentSchemas(resources) },
   };
 }

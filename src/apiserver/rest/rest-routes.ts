@@ -1,12 +1,13 @@
 // The /api/v1 routes, built from the resource registry: for each resource its collection
 // (GET list/watch, POST, DELETE collection), its objects (GET, PUT, PATCH, DELETE) and its
 // status subresource; all-namespaces lists for namespaced resources; pods/log and the exec
-// seam; and discovery (/version, /api, /apis, /api/v1, /openapi/v3).
+// seam; and discovery (/version, /api, /apis, /api/v1, /openapi/v2, /openapi/v3).
 import { sendJson } from "../../server/respond.js";
 import type { Handler, Route } from "../../server/request-context.js";
 import { badRequestStatus, StatusError } from "../../server/status-object.js";
 import { apiGroupList, apiResourceList, apiVersions } from "../discovery/api-discovery.js";
 import { openApiCoreV1, openApiIndex } from "../discovery/openapi.js";
+import { openApiV2Handler } from "../discovery/openapi-v2.js";
 import { versionInfo } from "../discovery/version-info.js";
 import { RESOURCES } from "../resources/registry.js";
 import type { ResourceDefinition, Verb } from "../resources/resource-definition.js";
@@ -58,7 +59,8 @@ export function apiRoutes(): Route[] {
     { pattern: "/api", methods: { GET: (ctx) => sendJson(ctx.res, 200, apiVersions(ctx.req.headers.host ?? "")) } },
     { pattern: "/apis", methods: { GET: answer(apiGroupList) } },
     { pattern: "/api/v1", methods: { GET: answer(() => apiResourceList(RESOURCES)) } },
-    { pattern: "/openapi/v3", methods: { GET: answer(openApiIndex) } },
+    { pattern: "/openapi/v2", methods: { GET: openApiV2Handler } },
+    { pattern: "/openapi/v3", methods: { GET: answer(() => openApiIndex(RESOURCES)) } },
     { pattern: "/openapi/v3/api/v1", methods: { GET: answer(() => openApiCoreV1(RESOURCES)) } },
     ...RESOURCES.flatMap(resourceRoutes),
     { pattern: "/api/v1/namespaces/:ns/pods/:name/log", methods: { GET: podLogHandler } },

@@ -1,9 +1,12 @@
 // POST, PUT and PATCH for any resource, and PUT/PATCH of a status subresource: the body is
 // decoded for the resource, written through object-writes.ts, and answered with the stored
 // object (201 on create, 200 on update) and any unknown-field warnings.
-import { decodeObjectBody, readBody } from "../../server/request-body.js";
+import { ACCEPTED_MEDIA_TYPES, decodeObjectBody, mediaType, readBody } from "../../server/request-body.js";
 import type { Handler, RequestContext } from "../../server/request-context.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
+import { badRequestStatus, StatusError, unsupportedMediaTypeStatus } from "../../server/status-object.js";
+import { decodeKubeProtobuf, KUBE_PROTOBUF } from "../protobuf/kube-protobuf.js";
+import { ProtobufError } from "../protobuf/protobuf-reader.js";
 import { queryBool } from "../../server/query.js";
 import { decodeResourceObject, fieldValidationOf } from "./decode-object.js";
 import { createObject, updateObject, writeOptionsOf, type UpdateTarget } from "./object-writes.js";
@@ -12,13 +15,30 @@ import { nameOf, namespaceOf, sendObject } from "./request-scope.js";
 
 async function decodeBody(ctx: RequestContext, resource: ResourceDefinition): Promise<ReturnType<typeof decodeResourceObject>> {
   const validation = fieldValidationOf(ctx.query);
-  const body = decodeObjectBody(await readBody(ctx.req), ctx.req.headers["content-type"]);
+  const body = parseBody(resource, await readBody(ctx.req), ctx.req.headers["content-type"]);
   const metadata = body["metadata"];
   if (metadata !== null && typeof metadata === "object" && !Array.isArray(metadata)) {
     const name = (metadata as Record<string, unknown>)["name"];
     if (typeof name === "string") ctx.subject.name = name;
   }
   return decodeResourceObject(resource, body, validation);
+}
+
+/**
+ * parseBody reads JSON or YAML, and the protobuf of the kinds kubectl 1.32 sends as protobuf
+ * (kube-protobuf.ts); the protobuf of another kind is a 415, malformed protobuf a 400.
+ */
+function parseBody(resource: ResourceDefinition, raw: Buffer, contentType: string | undefined): Record<string, unknown> {
+  if (mediaType(contentType) !== KUBE_PROTOBUF) return decodeObjectBody(raw, contentType);
+  let body: Record<string, unknown> | undefined;
+  try {
+    body = decodeKubeProtobuf(raw);
+  } catch (err) {
+    if (!(err instanceof ProtobufError)) throw err;
+    throw new StatusError(badRequestStatus(`${resource.kind} in version "v1" cannot be handled as a ${resource.kind}: ${err.message}`));
+  }
+  if (body === undefined) throw new StatusError(unsupportedMediaTypeStatus(ACCEPTED_MEDIA_TYPES));
+  return body;
 }
 
 /** createHandler serves POST on a collection. */
