@@ -4,9 +4,9 @@ import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { TickScheduler, TickWait } from "./tick-scheduler.js";
 
 /** recorder returns waits that log "<name>@<clock time>" when they fire. */
-function recorder(clock: FakeClock): { fired: string[]; wait: (name: string) => TickWait } {
+function recorder(clock: FakeClock): { fired: string[]; wait: (name: string, coalescible?: boolean) => TickWait } {
   const fired: string[] = [];
-  return { fired, wait: (name) => new TickWait({ onTick: () => fired.push(`${name}@${clock.monotonic() - 1_000_000}`) }) };
+  return { fired, wait: (name, coalescible) => new TickWait({ onTick: () => fired.push(`${name}@${clock.monotonic() - 1_000_000}`) }, coalescible) };
 }
 
 test("a thousand waits share one clock sleep and each fires exactly at its due time, in due order", async () => {
@@ -73,9 +73,9 @@ test("with coalescing, waits due within the window share one wake-up, none befor
   const clock = new FakeClock(1_000_000);
   const scheduler = new TickScheduler(clock, 4);
   const { fired, wait } = recorder(clock);
-  scheduler.schedule(wait("a"), clock.monotonic() + 1000);
-  scheduler.schedule(wait("b"), clock.monotonic() + 1002);
-  scheduler.schedule(wait("c"), clock.monotonic() + 1010);
+  scheduler.schedule(wait("a", true), clock.monotonic() + 1000);
+  scheduler.schedule(wait("b", true), clock.monotonic() + 1002);
+  scheduler.schedule(wait("c", true), clock.monotonic() + 1010);
   await clock.advance(1003);
   assert.deepEqual(fired, []);
   await clock.advance(1);
@@ -98,5 +98,39 @@ test("a wait scheduled from inside a firing callback for a time already past fir
   await clock.advance(5);
   await flushMicrotasks();
   assert.equal(fires, 3);
+  assert.equal(scheduler.size, 0);
+});
+
+test("with coalescing, a wait that is not coalescible fires at its exact due time and takes coalescible waits already due along", async () => {
+  const clock = new FakeClock(1_000_000);
+  const scheduler = new TickScheduler(clock, 4);
+  const { fired, wait } = recorder(clock);
+  scheduler.schedule(wait("socket", true), clock.monotonic() + 1000);
+  scheduler.schedule(wait("exec"), clock.monotonic() + 1002);
+  scheduler.schedule(wait("later-socket", true), clock.monotonic() + 1003);
+  await clock.advance(1001);
+  assert.deepEqual(fired, []);
+  await clock.advance(1);
+  // The socket wait due before the exec one fires with it; the one due after it is not early.
+  assert.deepEqual(fired, ["socket@1002", "exec@1002"]);
+  // The sleep first armed for the socket wait's window (1004) takes the later one, in its window.
+  await clock.advance(1);
+  assert.deepEqual(fired, ["socket@1002", "exec@1002"]);
+  await clock.advance(1);
+  assert.deepEqual(fired, ["socket@1002", "exec@1002", "later-socket@1004"]);
+});
+
+test("with coalescing, an exact wait behind a coalescible one keeps its own sleep after the coalescible one fires", async () => {
+  const clock = new FakeClock(1_000_000);
+  const scheduler = new TickScheduler(clock, 4);
+  const { fired, wait } = recorder(clock);
+  scheduler.schedule(wait("a", true), clock.monotonic() + 1000);
+  scheduler.schedule(wait("b", true), clock.monotonic() + 1005);
+  scheduler.schedule(wait("exec"), clock.monotonic() + 1006);
+  await clock.advance(1004);
+  assert.deepEqual(fired, ["a@1004"]);
+  // b's window ends at 1009, but exec is due at 1006 and must not wait for b's window.
+  await clock.advance(2);
+  assert.deepEqual(fired, ["a@1004", "b@1006", "exec@1006"]);
   assert.equal(scheduler.size, 0);
 });
