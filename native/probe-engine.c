@@ -36,8 +36,7 @@ enum { EV_CONNECTED = 1, EV_ERROR = 2, EV_TIMEOUT = 3, EV_DATA = 4 };
 // System calls named in EV_ERROR (Go names them in its error texts).
 enum { SYS_CONNECT = 0, SYS_READ = 1, SYS_WRITE = 2 };
 enum { KIND_TCP = 0, KIND_HTTP = 1 };
-enum { ST_FREE = 0, ST_QUEUED, ST_STARTING, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED };
-#define START_BATCH 64 // probes connected per release of the lock
+enum { ST_FREE = 0, ST_QUEUED, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED };
 
 #define EVENT_FIELDS 7   // handle, type, errno, syscall, data offset, data length, flags
 #define FLAG_EOF 1
@@ -87,8 +86,6 @@ typedef struct {
   int64_t wait_until_ns; // when the engine thread plans to wake up (INT64_MAX: no deadline)
   uint64_t *queued;       // submitted probes the engine thread has not connected yet: (gen << 32) | slot
   size_t queued_len, queued_cap;
-  int *closing; // sockets the engine thread released this turn, closed once it lets go of the lock
-  size_t closing_len, closing_cap;
   event_queue pending, delivering;
   napi_threadsafe_function tsfn;
   int js_active; // probes submitted and not yet released, seen from the JavaScript thread
@@ -250,37 +247,6 @@ static void release_slot(engine *e, uint32_t slot, int abortive) {
   e->free_head = slot;
 }
 
-// release_slot_deferred is release_slot for the engine thread: the socket itself is closed
-// by close_deferred once the thread has let go of the lock (closing a connected TCP socket
-// sends its FIN or RST inside the call), so the JavaScript thread does not wait for it. It is
-// still in the epoll set until then, which epoll_wait never sees.
-static void release_slot_deferred(engine *e, uint32_t slot, int abortive) {
-  probe_slot *p = &e->slots[slot];
-  if (p->fd >= 0 && e->closing_len == e->closing_cap) {
-    size_t cap = e->closing_cap ? e->closing_cap * 2 : 256;
-    int *closing = realloc(e->closing, cap * sizeof(int));
-    if (closing) {
-      e->closing = closing;
-      e->closing_cap = cap;
-    }
-  }
-  if (p->fd >= 0 && e->closing_len < e->closing_cap) {
-    if (abortive) {
-      struct linger lg = {1, 0};
-      setsockopt(p->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-    }
-    e->closing[e->closing_len++] = p->fd;
-    p->fd = -1;
-  }
-  release_slot(e, slot, abortive); // closes the socket at once if it could not be deferred
-}
-
-// close_deferred closes the sockets released by the engine thread; only that thread calls it.
-static void close_deferred(engine *e) {
-  for (size_t i = 0; i < e->closing_len; i++) close(e->closing[i]);
-  e->closing_len = 0;
-}
-
 static int lookup_handle(engine *e, uint32_t handle, uint32_t *slot) {
   uint32_t s = handle & (MAX_SLOTS - 1);
   if (s >= e->slot_count) return -1;
@@ -328,7 +294,7 @@ static void record_local(probe_slot *p) {
 static void fail(engine *e, uint32_t slot, int err, int syscall) {
   probe_slot *p = &e->slots[slot];
   push_event(e, slot, EV_ERROR, err, syscall, p->local, strlen(p->local), FLAG_FINAL);
-  release_slot_deferred(e, slot, 0);
+  release_slot(e, slot, 0);
 }
 
 static void write_request(engine *e, uint32_t slot) {
@@ -362,7 +328,7 @@ static void on_connect_ready(engine *e, uint32_t slot) {
   if (p->kind == KIND_TCP) {
     // kubelet tcp.go: the connection is closed as soon as it is made.
     push_event(e, slot, EV_CONNECTED, 0, 0, NULL, 0, FLAG_FINAL);
-    release_slot_deferred(e, slot, p->reset);
+    release_slot(e, slot, p->reset);
     return;
   }
   record_local(p);
@@ -394,66 +360,31 @@ static void on_readable(engine *e, uint32_t slot, char *buf) {
     // Bytes read before the error were delivered first, as a socket's data precedes its error.
     fail(e, slot, err, SYS_READ);
   } else if (eof) {
-    release_slot_deferred(e, slot, p->reset); // the JavaScript side would close it the same way now
+    release_slot(e, slot, p->reset); // the JavaScript side would close it the same way now
   } else if ((p->unarmed_bytes += got) >= PAUSE_BYTES) {
     p->state = ST_PAUSED; // JavaScript resumes it when it arms the probe again
     watch(e, slot, 0, EPOLL_CTL_MOD);
   }
 }
 
-// A probe taken off the queue, connected while the lock is released.
-typedef struct {
-  uint64_t tag; // (gen << 32) | slot
-  struct sockaddr_storage peer;
-  socklen_t peer_len;
-  int fd;
-  int err;
-} starting_probe;
-
 // start_queued creates and connects the sockets of the probes submitted since the last turn.
-// Called with the lock held; socket() and connect() run with it released (a loopback connect()
-// does the whole handshake inside the system call), so submit(), arm() and close() on the
-// JavaScript thread never wait for a handshake. A probe closed meanwhile has its socket closed.
 static void start_queued(engine *e) {
-  starting_probe batch[START_BATCH];
-  size_t next = 0;
-  while (next < e->queued_len) {
-    size_t n = 0;
-    for (; next < e->queued_len && n < START_BATCH; next++) {
-      uint64_t tag = e->queued[next];
-      probe_slot *p = &e->slots[(uint32_t)(tag & 0xffffffffu)];
-      if (p->state != ST_QUEUED || p->gen != (uint32_t)(tag >> 32)) continue; // closed meanwhile
-      p->state = ST_STARTING;
-      batch[n].tag = tag;
-      batch[n].peer = p->peer;
-      batch[n].peer_len = p->peer_len;
-      n++;
+  for (size_t i = 0; i < e->queued_len; i++) {
+    uint32_t slot = (uint32_t)(e->queued[i] & 0xffffffffu);
+    probe_slot *p = &e->slots[slot];
+    if (p->state != ST_QUEUED || p->gen != (uint32_t)(e->queued[i] >> 32)) continue; // closed meanwhile
+    int fd = socket(p->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      fail(e, slot, errno, SYS_CONNECT);
+      continue;
     }
-    pthread_mutex_unlock(&e->lock);
-    for (size_t i = 0; i < n; i++) {
-      starting_probe *b = &batch[i];
-      b->err = 0;
-      b->fd = socket(b->peer.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-      if (b->fd < 0) b->err = errno;
-      else if (connect(b->fd, (struct sockaddr *)&b->peer, b->peer_len) != 0 && errno != EINPROGRESS) b->err = errno;
+    p->fd = fd;
+    if (connect(fd, (struct sockaddr *)&p->peer, p->peer_len) != 0 && errno != EINPROGRESS) {
+      fail(e, slot, errno, SYS_CONNECT);
+      continue;
     }
-    pthread_mutex_lock(&e->lock);
-    for (size_t i = 0; i < n; i++) {
-      starting_probe *b = &batch[i];
-      uint32_t slot = (uint32_t)(b->tag & 0xffffffffu);
-      probe_slot *p = &e->slots[slot];
-      if (p->state != ST_STARTING || p->gen != (uint32_t)(b->tag >> 32)) {
-        if (b->fd >= 0) close(b->fd); // closed by JavaScript (or its deadline) while connecting
-        continue;
-      }
-      p->fd = b->fd;
-      if (b->err != 0) {
-        fail(e, slot, b->err, SYS_CONNECT);
-        continue;
-      }
-      p->state = ST_CONNECTING;
-      watch(e, slot, EPOLLOUT, EPOLL_CTL_ADD);
-    }
+    p->state = ST_CONNECTING;
+    watch(e, slot, EPOLLOUT, EPOLL_CTL_ADD);
   }
   e->queued_len = 0;
 }
@@ -466,7 +397,7 @@ static void expire_deadlines(engine *e) {
     e->slots[slot].deadline_ns = 0;
     if (e->slots[slot].kind == KIND_TCP) {
       push_event(e, slot, EV_TIMEOUT, 0, 0, NULL, 0, FLAG_FINAL);
-      release_slot_deferred(e, slot, 0);
+      release_slot(e, slot, 0);
     } else {
       // The HTTP probe decides (FIN wait over, deadline, redirect); it closes or re-arms.
       push_event(e, slot, EV_TIMEOUT, 0, 0, NULL, 0, 0);
@@ -490,7 +421,6 @@ static void *engine_main(void *arg) {
       e->wait_until_ns = due;
     }
     pthread_mutex_unlock(&e->lock);
-    close_deferred(e);
     int n = epoll_wait(e->epoll_fd, events, 256, timeout_ms);
     pthread_mutex_lock(&e->lock);
     for (int i = 0; i < n; i++) {
@@ -514,7 +444,6 @@ static void *engine_main(void *arg) {
     expire_deadlines(e);
   }
   pthread_mutex_unlock(&e->lock);
-  close_deferred(e);
   free(buf);
   return NULL;
 }
@@ -744,7 +673,6 @@ static void engine_cleanup(void *arg) {
   free(e->slots);
   free(e->heap);
   free(e->queued);
-  free(e->closing);
   free(e->pending.events);
   free(e->pending.data);
   free(e->delivering.events);
