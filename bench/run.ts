@@ -9,7 +9,7 @@ import { availableParallelism, cpus, loadavg, release } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { buildAnchor, startTarget, type AnchorBuild, type RunningTarget } from "./lib/anchor.js";
+import { buildAnchor, installBenchDeps, startTarget, type AnchorBuild, type RunningTarget } from "./lib/anchor.js";
 import { runDriver } from "./lib/driver-process.js";
 import type { DriverResult } from "./lib/result-line.js";
 import { buildGrpcAnchor, startGrpcTarget, type GrpcAnchorBuild } from "./lib/anchor-grpc.js";
@@ -169,6 +169,7 @@ async function main(): Promise<void> {
   if (selected.length === 0) throw new Error(`unknown scenario ${String(opts.only)}`);
 
   const anchorsDir = resolve(root, "../shared/anchors");
+  if (!installBenchDeps(root)) log("bench dependencies missing: the scenarios without them are skipped");
   const anchor: AnchorBuild = existsSync(anchorsDir) ? buildAnchor(anchorsDir, benchDir, log) : { ok: false, reason: `${anchorsDir} does not exist` };
   if (!anchor.ok) log(`anchor skipped: ${anchor.reason} — only target-free scenarios run, without ratios`);
   const estimateS = selected.reduce((t, s) => t + opts.pairs * (anchor.ok ? 2 : 1) * (s.durationMs / 1000 + 4), 0);

@@ -1,12 +1,12 @@
 // The gRPC anchor (bench/anchor-grpc/main.go): the kubelet's gRPC probe method under the same
 // worker loop as the main anchor, and the gRPC health server it and probelet probe. The module
-// proxy is not reachable, so it is built in GOPATH mode against Debian's packaged gRPC sources
-// (golang-google-grpc-dev, /usr/share/gocode), installed with apt-get when missing and root.
+// proxy is not used, so it is built in GOPATH mode against Debian's packaged gRPC sources
+// (golang-google-grpc-dev, /usr/share/gocode; scripts/bench-deps.sh installs them).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { portAnswers } from "./anchor.js";
+import { BENCH_DEPS_HINT, portAnswers } from "./anchor.js";
 
 /** GOCODE is where Debian's golang-*-dev packages put their Go sources. */
 export const GOCODE = "/usr/share/gocode";
@@ -17,12 +17,7 @@ export type GrpcAnchorBuild = { ok: true; binary: string } | { ok: false; reason
 /** buildGrpcAnchor builds bench/anchor-grpc into `outDir`/anchor-grpc (GOPATH mode, no network). */
 export function buildGrpcAnchor(srcDir: string, outDir: string, log: (line: string) => void): GrpcAnchorBuild {
   const grpcSrc = join(GOCODE, "src/google.golang.org/grpc/health/grpc_health_v1");
-  if (!existsSync(grpcSrc)) {
-    if (process.getuid?.() !== 0) return { ok: false, reason: `${grpcSrc} is missing (apt-get install golang-google-grpc-dev; not root)` };
-    log("gRPC sources missing: apt-get install -y golang-google-grpc-dev");
-    const r = spawnSync("apt-get", ["install", "-y", "golang-google-grpc-dev"], { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, timeout: 600_000 });
-    if (r.status !== 0 || !existsSync(grpcSrc)) return { ok: false, reason: "apt-get install -y golang-google-grpc-dev failed" };
-  }
+  if (!existsSync(grpcSrc)) return { ok: false, reason: `${grpcSrc} is missing (${BENCH_DEPS_HINT})` };
   const binary = join(outDir, "anchor-grpc");
   log(`go build -o ${binary} .   (in ${srcDir}, GOPATH=${GOCODE} GO111MODULE=off GOPROXY=off)`);
   const r = spawnSync("go", ["build", "-o", binary, "."], {

@@ -23,29 +23,28 @@ function goVersion(): string | undefined {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-/** ensureGo returns `go version`, installing Debian's golang-go with apt-get when missing and root. */
-export function ensureGo(log: Log): { version: string } | { reason: string } {
-  const found = goVersion();
-  if (found) return { version: found };
-  if (process.getuid?.() !== 0) return { reason: "`go` is not installed and we are not root (cannot apt-get install golang-go)" };
-  log("go not found: apt-get install -y golang-go");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = (): boolean => spawnSync("apt-get", ["install", "-y", "golang-go"], { stdio: "inherit", env, timeout: 600_000 }).status === 0;
-  if (!install()) {
-    spawnSync("apt-get", ["update"], { stdio: "inherit", env, timeout: 300_000 });
-    if (!install()) return { reason: "apt-get install -y golang-go failed" };
-  }
-  const version = goVersion();
-  return version ? { version } : { reason: "golang-go installed but `go version` still fails" };
+/**
+ * BENCH_DEPS_HINT tells the user how to install what the anchors need (scripts/bench-deps.sh
+ * installs Debian's golang-go and golang-google-grpc-dev as root, or prints the command).
+ */
+export const BENCH_DEPS_HINT = "run `sudo sh scripts/bench-deps.sh`";
+
+/**
+ * installBenchDeps runs scripts/bench-deps.sh, which installs what is missing when we are root
+ * and otherwise prints the command; it reports whether everything is there afterwards.
+ */
+export function installBenchDeps(root: string): boolean {
+  const r = spawnSync("sh", [join(root, "scripts", "bench-deps.sh")], { stdio: "inherit", timeout: 900_000 });
+  return r.status === 0;
 }
 
 /** buildAnchor builds anchor-driver and anchor-target from `anchorsDir` into `outDir`. */
 export function buildAnchor(anchorsDir: string, outDir: string, log: Log): AnchorBuild {
   const src = join(anchorsDir, "kubelet-probe-method");
   if (!existsSync(join(src, "go.mod"))) return { ok: false, reason: `no Go module at ${src}` };
-  const go = ensureGo(log);
-  if ("reason" in go) return { ok: false, reason: go.reason };
-  const binaries = { driver: join(outDir, "anchor-driver"), target: join(outDir, "anchor-target"), goVersion: go.version };
+  const version = goVersion();
+  if (version === undefined) return { ok: false, reason: `\`go\` is not installed (${BENCH_DEPS_HINT})` };
+  const binaries = { driver: join(outDir, "anchor-driver"), target: join(outDir, "anchor-target"), goVersion: version };
   for (const [pkg, out] of [["./driver", binaries.driver], ["./target", binaries.target]] as const) {
     log(`go build -o ${out} ${pkg}   (in ${src})`);
     const r = spawnSync("go", ["build", "-o", out, pkg], {

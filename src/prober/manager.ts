@@ -35,9 +35,10 @@ export interface ProbeManagerOptions {
   readinessManager?: ResultsManager;
   startupManager?: ResultsManager;
   /**
-   * How late (ms) a worker's tick may run so that ticks due close together share one wake-up
-   * of the event loop (tick-scheduler.ts). Default: DEFAULT_TICK_COALESCE_MS with the system
-   * clock, 0 (every tick exactly at its due time) with any other clock (tests' fake clocks).
+   * How late (ms) a tcpSocket or httpGet worker's tick may run so that ticks due close together
+   * share one wake-up of the event loop (tick-scheduler.ts); exec and gRPC ticks always run at
+   * their due time. Default: DEFAULT_TICK_COALESCE_MS with the system clock, 0 (every tick
+   * exactly at its due time) with any other clock (tests' fake clocks).
    */
   tickCoalesceMs?: number;
   /** Observes every probe that ran (probe history, `probelet probe --watch`). */
@@ -45,8 +46,9 @@ export interface ProbeManagerOptions {
 }
 
 /**
- * DEFAULT_TICK_COALESCE_MS: ticks run up to 4 ms late so that about four of 1,000 workers at a
- * 1 s period share a wake-up; the tick grid itself (period, late-tick dropping) is unchanged.
+ * DEFAULT_TICK_COALESCE_MS: tcpSocket and httpGet ticks run up to 4 ms late so that about four
+ * of 1,000 such workers at a 1 s period share a wake-up; the tick grid itself (period,
+ * late-tick dropping) is unchanged.
  */
 export const DEFAULT_TICK_COALESCE_MS = 4;
 

@@ -3,16 +3,19 @@ import { test } from "node:test";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { TickScheduler, TickWait } from "./tick-scheduler.js";
 
-/** recorder returns waits that log "<name>@<clock time>" when they fire. */
-function recorder(clock: FakeClock): { fired: string[]; wait: (name: string) => TickWait } {
+/**
+ * setup returns a fake clock at 1,000,000 ms, a scheduler on it with `coalesceMs`, and waits
+ * that log "<name>@<ms since the start>" when they fire.
+ */
+function setup(coalesceMs = 0): { clock: FakeClock; scheduler: TickScheduler; fired: string[]; wait: (name: string, coalescible?: boolean) => TickWait } {
+  const clock = new FakeClock(1_000_000);
   const fired: string[] = [];
-  return { fired, wait: (name) => new TickWait({ onTick: () => fired.push(`${name}@${clock.monotonic() - 1_000_000}`) }) };
+  const wait = (name: string, coalescible?: boolean): TickWait => new TickWait({ onTick: () => fired.push(`${name}@${clock.monotonic() - 1_000_000}`) }, coalescible);
+  return { clock, scheduler: new TickScheduler(clock, coalesceMs), fired, wait };
 }
 
 test("a thousand waits share one clock sleep and each fires exactly at its due time, in due order", async () => {
-  const clock = new FakeClock(1_000_000);
-  const scheduler = new TickScheduler(clock);
-  const { fired, wait } = recorder(clock);
+  const { clock, scheduler, fired, wait } = setup();
   // Every wait but the first is due after the earliest: no new sleep is armed for them.
   for (let i = 0; i < 1000; i++) scheduler.schedule(wait(`w${i}`), clock.monotonic() + 10 + ((i * 7) % 7000));
   assert.equal(clock.pendingSleepers(), 1);
@@ -30,18 +33,14 @@ test("a thousand waits share one clock sleep and each fires exactly at its due t
 });
 
 test("waits due at the same time fire in the order they were scheduled", async () => {
-  const clock = new FakeClock(1_000_000);
-  const scheduler = new TickScheduler(clock);
-  const { fired, wait } = recorder(clock);
+  const { clock, scheduler, fired, wait } = setup();
   for (const name of ["c", "a", "b"]) scheduler.schedule(wait(name), clock.monotonic() + 100);
   await clock.advance(100);
   assert.deepEqual(fired, ["c@100", "a@100", "b@100"]);
 });
 
 test("a cancelled wait never fires, and scheduling a pending wait again moves it", async () => {
-  const clock = new FakeClock(1_000_000);
-  const scheduler = new TickScheduler(clock);
-  const { fired, wait } = recorder(clock);
+  const { clock, scheduler, fired, wait } = setup();
   const cancelled = wait("cancelled");
   const moved = wait("moved");
   scheduler.schedule(cancelled, clock.monotonic() + 50);
@@ -57,9 +56,7 @@ test("a cancelled wait never fires, and scheduling a pending wait again moves it
 });
 
 test("an earlier wait scheduled after a later one still fires on time (a new sleep is armed for it)", async () => {
-  const clock = new FakeClock(1_000_000);
-  const scheduler = new TickScheduler(clock);
-  const { fired, wait } = recorder(clock);
+  const { clock, scheduler, fired, wait } = setup();
   scheduler.schedule(wait("late"), clock.monotonic() + 1000);
   await clock.advance(100);
   scheduler.schedule(wait("early"), clock.monotonic() + 10);
@@ -67,21 +64,6 @@ test("an earlier wait scheduled after a later one still fires on time (a new sle
   assert.deepEqual(fired, ["early@110"]);
   await clock.advance(890);
   assert.deepEqual(fired, ["early@110", "late@1000"]);
-});
-
-test("with coalescing, waits due within the window share one wake-up, none before its due time and none later than the window", async () => {
-  const clock = new FakeClock(1_000_000);
-  const scheduler = new TickScheduler(clock, 4);
-  const { fired, wait } = recorder(clock);
-  scheduler.schedule(wait("a"), clock.monotonic() + 1000);
-  scheduler.schedule(wait("b"), clock.monotonic() + 1002);
-  scheduler.schedule(wait("c"), clock.monotonic() + 1010);
-  await clock.advance(1003);
-  assert.deepEqual(fired, []);
-  await clock.advance(1);
-  assert.deepEqual(fired, ["a@1004", "b@1004"]);
-  await clock.advance(10);
-  assert.deepEqual(fired, ["a@1004", "b@1004", "c@1014"]);
 });
 
 test("a wait scheduled from inside a firing callback for a time already past fires on a later turn, not in the same loop", async () => {
@@ -100,3 +82,55 @@ test("a wait scheduled from inside a firing callback for a time already past fir
   assert.equal(fires, 3);
   assert.equal(scheduler.size, 0);
 });
+
+/** A coalescing case: waits (name, due in ms from the start, coalescible), then clock steps and what has fired after each. */
+interface CoalescingCase {
+  name: string;
+  waits: [string, number, boolean][];
+  steps: [advanceMs: number, fired: string[]][];
+}
+
+const coalescingCases: CoalescingCase[] = [
+  {
+    name: "with coalescing, waits due within the window share one wake-up, none before its due time and none later than the window",
+    waits: [["a", 1000, true], ["b", 1002, true], ["c", 1010, true]],
+    steps: [
+      [1003, []],
+      [1, ["a@1004", "b@1004"]],
+      [10, ["a@1004", "b@1004", "c@1014"]],
+    ],
+  },
+  {
+    // The socket wait due before the exec one fires with it; the one due after it is not taken
+    // early, and the sleep first armed for the first socket wait's window (1004) takes it.
+    name: "with coalescing, a wait that is not coalescible fires at its exact due time and takes coalescible waits already due along",
+    waits: [["socket", 1000, true], ["exec", 1002, false], ["later-socket", 1003, true]],
+    steps: [
+      [1001, []],
+      [1, ["socket@1002", "exec@1002"]],
+      [1, ["socket@1002", "exec@1002"]],
+      [1, ["socket@1002", "exec@1002", "later-socket@1004"]],
+    ],
+  },
+  {
+    // b's window ends at 1009, but exec is due at 1006 and must not wait for b's window.
+    name: "with coalescing, an exact wait behind a coalescible one keeps its own sleep after the coalescible one fires",
+    waits: [["a", 1000, true], ["b", 1005, true], ["exec", 1006, false]],
+    steps: [
+      [1004, ["a@1004"]],
+      [2, ["a@1004", "b@1006", "exec@1006"]],
+    ],
+  },
+];
+
+for (const c of coalescingCases) {
+  test(c.name, async () => {
+    const { clock, scheduler, fired, wait } = setup(4);
+    for (const [name, due, coalescible] of c.waits) scheduler.schedule(wait(name, coalescible), clock.monotonic() + due);
+    for (const [advanceMs, expected] of c.steps) {
+      await clock.advance(advanceMs);
+      assert.deepEqual(fired, expected);
+    }
+    assert.equal(scheduler.size, 0);
+  });
+}

@@ -1,9 +1,10 @@
-// One timer for every probe worker of a manager: waits are kept in a binary heap keyed by due
+// One timer for every probe worker of a manager: waits are kept in binary heaps keyed by due
 // time (monotonic ms), and a single clock sleep is armed for the earliest. Workers keep their
 // own tick arithmetic (worker.ts run, after kubelet worker.go run: start jitter, the ticker's
 // period, late ticks dropped); this only replaces one timer per waiting worker with one shared
 // timer, and a wait resolves at the same clock time as the worker's own sleep did.
 import type { Clock } from "../util/clock.js";
+import { WaitHeap, waitBefore } from "./wait-heap.js";
 
 /** TickTarget is told when its wait falls due. */
 export interface TickTarget {
@@ -21,7 +22,15 @@ export class TickWait {
   /** Position in the heap; -1 when not scheduled. */
   index = -1;
 
-  constructor(readonly target: TickTarget) {}
+  /**
+   * @param coalescible whether this wait may fire up to the scheduler's coalescing window late
+   * to share a wake-up (cheap socket probes); otherwise it fires at its due time whatever the
+   * window.
+   */
+  constructor(
+    readonly target: TickTarget,
+    readonly coalescible = false,
+  ) {}
 
   /** scheduled reports whether the wait is pending. */
   get scheduled(): boolean {
@@ -32,17 +41,22 @@ export class TickWait {
 /**
  * TickScheduler runs callbacks at monotonic times with one clock sleep at a time armed for the
  * earliest wait. A sleep armed for time T fires every wait due at or before T: the clock's
- * timer decides when T has come, as it did for each worker's own sleep.
+ * timer decides when T has come, as it did for each worker's own sleep. Coalescible and exact
+ * waits are kept in two heaps so that the earliest exact wait always has a sleep armed for its
+ * own due time, whatever coalescible waits are due before it.
  */
 export class TickScheduler {
-  private readonly heap: TickWait[] = [];
+  private readonly coalescible = new WaitHeap();
+  private readonly exact = new WaitHeap();
   private seq = 0;
   /** Due times of the sleeps in flight (a sleep made stale by an earlier wait just runs out). */
   private readonly armed: number[] = [];
 
   /**
-   * @param coalesceMs how late a wait may fire so that waits due close together share one
-   * wake-up of the event loop (0: every wait fires at its due time, as with its own timer).
+   * @param coalesceMs how late a coalescible wait may fire so that waits due close together
+   * share one wake-up of the event loop (0: every wait fires at its due time, as with its own
+   * timer). Waits that are not coalescible always fire at their due time; they may still take
+   * coalescible waits already due along with them, never one that is not due yet.
    */
   constructor(
     private readonly clock: Clock,
@@ -51,7 +65,7 @@ export class TickScheduler {
 
   /** size counts the pending waits. */
   get size(): number {
-    return this.heap.length;
+    return this.coalescible.size + this.exact.size;
   }
 
   /**
@@ -62,23 +76,18 @@ export class TickScheduler {
     this.cancel(wait);
     wait.due = due;
     wait.seq = this.seq++;
-    wait.index = this.heap.length;
-    this.heap.push(wait);
-    this.up(wait.index);
-    if (this.heap[0] === wait) this.armFor(due);
+    const heap = this.heapOf(wait);
+    heap.push(wait);
+    if (heap.peek() === wait) this.armFor(wait);
   }
 
   /** cancel drops a pending wait; its target is not told. Idempotent. */
   cancel(wait: TickWait): void {
-    if (wait.index < 0) return;
-    const last = this.heap.pop()!;
-    if (last !== wait) {
-      this.heap[wait.index] = last;
-      last.index = wait.index;
-      this.down(last.index);
-      this.up(last.index);
-    }
-    wait.index = -1;
+    if (wait.index >= 0) this.heapOf(wait).remove(wait);
+  }
+
+  private heapOf(wait: TickWait): WaitHeap {
+    return wait.coalescible ? this.coalescible : this.exact;
   }
 
   private arm(due: number): void {
@@ -90,58 +99,32 @@ export class TickScheduler {
   private fired(armedFor: number): void {
     this.armed.splice(this.armed.indexOf(armedFor), 1);
     const limit = Math.max(armedFor, this.clock.monotonic());
-    // Bounded by the heap's size at entry: callbacks that schedule again land in a later turn.
-    for (let budget = this.heap.length; budget > 0 && this.heap.length > 0 && this.heap[0]!.due <= limit; budget--) {
-      const wait = this.heap[0]!;
+    // Bounded by the number of waits at entry: callbacks that schedule again land in a later turn.
+    for (let budget = this.size; budget > 0; budget--) {
+      const wait = this.earliest();
+      if (wait === undefined || wait.due > limit) break;
       this.cancel(wait);
       wait.target.onTick();
     }
-    const next = this.heap[0];
-    if (next !== undefined) this.armFor(next.due);
+    const nextCoalescible = this.coalescible.peek();
+    if (nextCoalescible !== undefined) this.armFor(nextCoalescible);
+    const nextExact = this.exact.peek();
+    if (nextExact !== undefined) this.armFor(nextExact);
   }
 
-  /** armFor makes sure a sleep ends by `due` + coalesceMs. */
-  private armFor(due: number): void {
-    const at = due + this.coalesceMs;
+  /** earliest is the first pending wait of both heaps. */
+  private earliest(): TickWait | undefined {
+    const a = this.coalescible.peek();
+    const b = this.exact.peek();
+    if (a === undefined) return b;
+    if (b === undefined) return a;
+    return waitBefore(a, b) ? a : b;
+  }
+
+  /** armFor makes sure a sleep ends by the wait's due time (+ coalesceMs if it is coalescible). */
+  private armFor(wait: TickWait): void {
+    const at = wait.coalescible ? wait.due + this.coalesceMs : wait.due;
     for (const t of this.armed) if (t <= at) return;
     this.arm(at);
-  }
-
-  private less(a: TickWait, b: TickWait): boolean {
-    return a.due < b.due || (a.due === b.due && a.seq < b.seq);
-  }
-
-  private up(i: number): void {
-    const heap = this.heap;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(heap[i]!, heap[parent]!)) return;
-      this.swap(i, parent);
-      i = parent;
-    }
-  }
-
-  private down(i: number): void {
-    const heap = this.heap;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && this.less(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && this.less(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      this.swap(i, m);
-      i = m;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    const heap = this.heap;
-    const wa = heap[a]!;
-    const wb = heap[b]!;
-    heap[a] = wb;
-    heap[b] = wa;
-    wa.index = b;
-    wb.index = a;
   }
 }

@@ -2,6 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { defaultTestProbe, newTestEnv, newTestManager, runningStatus, testContainerID, testPodUID, testPodWithProbe, waitFor } from "../../test/fixtures.js";
 import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import type { Probe } from "../api/types.js";
+import type { ProbeOutcome } from "../probe/result.js";
 import { PROBE_TYPES } from "./probe-type.js";
 
 test("[case 119] TestCleanUp — stop() ten times ends the worker, removes its result and its map entry", async () => {
@@ -143,4 +145,29 @@ test("probe extension fastPeriodMs: probes every fastPeriodMs until the first Su
   assert.deepEqual(times.map((t) => t - start), [90_750, 91_000, 91_250, 101_250]);
   assert.equal(results.get("test://second"), "Success");
   await m.close();
+});
+
+/** coalescedTickTimes runs one readiness probe for 3.5 s of fake time with a 4 ms coalescing window and returns its probe times. */
+async function coalescedTickTimes(probe: Probe): Promise<number[]> {
+  const times: number[] = [];
+  const record = async (): Promise<ProbeOutcome> => {
+    times.push(env.clock.now());
+    return { result: "success", output: "" };
+  };
+  const env = newTestEnv({ exec: record, tcp: record });
+  const start = env.clock.now();
+  const m = newTestManager(env, { tickCoalesceMs: 4 });
+  await env.clock.advance(60_000); // no start jitter
+  env.status.set(testPodUID, runningStatus({ started: true, startedAt: start }));
+  m.addPod(testPodWithProbe("readiness", probe));
+  await flushMicrotasks();
+  for (let i = 0; i < 3500; i++) await env.clock.advance(1);
+  await m.close();
+  return times.map((t) => t - start);
+}
+
+test("tick coalescing — exec ticks keep the kubelet ticker's exact times; tcpSocket ticks run at most the window late, never early, on an undrifting grid", async () => {
+  const { exec: _exec, ...periodOnly } = defaultTestProbe({ periodSeconds: 1 });
+  assert.deepEqual(await coalescedTickTimes(defaultTestProbe({ periodSeconds: 1 })), [60_000, 61_000, 62_000, 63_000]);
+  assert.deepEqual(await coalescedTickTimes({ ...periodOnly, tcpSocket: { port: 8080 } }), [60_000, 61_004, 62_004, 63_004]);
 });

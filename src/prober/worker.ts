@@ -92,7 +92,7 @@ export class Worker implements TickTarget {
   private triggerEndsWait = false;
   private readonly scheduler: TickScheduler;
   /** This worker's slot in the scheduler, reused for every wait. */
-  private readonly tickWait = new TickWait(this);
+  private readonly tickWait: TickWait;
   private triggerPending = false;
   private done: Promise<void> | undefined;
   /** startedAt of the current container instance, parsed once per container ID. */
@@ -111,6 +111,10 @@ export class Worker implements TickTarget {
     this.spec = spec;
     this.fastPeriodMs = probeExtensionsOf(pod, container, probeType)?.fastPeriodMs;
     this.scheduler = ctx.scheduler ?? new TickScheduler(ctx.clock);
+    // Only tcpSocket and httpGet ticks may run a few ms late to share a wake-up: for them the
+    // wake-up is a large part of a probe's cost. An exec spawn (or a gRPC connection) costs far
+    // more than a wake-up, so their ticks keep the exact time of the kubelet's ticker.
+    this.tickWait = new TickWait(this, spec.tcpSocket !== undefined || spec.httpGet !== undefined);
   }
 
   /** currentPeriodMs is the fast period until the first Success of this container, else periodSeconds. */
