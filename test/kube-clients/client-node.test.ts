@@ -1,0 +1,235 @@
+// @kubernetes/client-node 1.4 against a real agent (process runtime) over its HTTPS listener,
+// with the kubeconfig `probelet kubeconfig` prints, loaded as a user loads it: the calls
+// spec/kube-api-clients.md records for client-node (create, list, read, a pods/status
+// merge-patch, a log), and an informer that sees every change once, in order, across a dropped
+// and re-established watch and across a 410 relist.
+import assert from "node:assert/strict";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import { CoreV1Api, KubeConfig, ListWatch, PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Pod } from "@kubernetes/client-node";
+import { parse, stringify } from "yaml";
+import { startAgentProcess } from "../agent-process.js";
+import { runCli } from "../cli-harness.js";
+import { startCutProxy } from "./cut-proxy.js";
+
+const NS = "default";
+const PODS_PATH = `/api/v1/namespaces/${NS}/pods`;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+let dir = "";
+let kubeconfigText = "";
+let kc: KubeConfig;
+let api: CoreV1Api;
+
+test("@kubernetes/client-node 1.4 against a running agent over HTTPS", async (t) => {
+  dir = await mkdtemp(join(tmpdir(), "probelet-client-node-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const manifests = join(dir, "manifests");
+  await mkdir(manifests);
+  const agent = await startAgentProcess(t, ["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")]);
+  assert.ok(agent.httpsUrl, `the agent serves HTTPS beside its loopback listener: ${agent.stdout()}`);
+  const printed = await runCli(["kubeconfig", "--state-dir", join(dir, "state")]);
+  assert.equal(printed.code, 0, printed.stderr);
+  kubeconfigText = printed.stdout;
+  kc = new KubeConfig();
+  kc.loadFromString(kubeconfigText);
+  api = kc.makeApiClient(CoreV1Api);
+  await t.test("client-node creates, lists and reads a pod, merge-patches its pods/status and reads its log", crud);
+  await t.test("an informer sees ADDED, each MODIFIED (readiness flipping) and DELETED once, in order, with no replayed ADDED after its watch is re-established", informerOnce);
+  await t.test("an informer whose resourceVersion is too old gets 410 Expired on its watch and relists", informerRelists);
+});
+
+/** kubeconfigVia is the same kubeconfig with its server's port replaced (a proxy in front of the agent). */
+function kubeconfigVia(port: number): KubeConfig {
+  const config = parse(kubeconfigText) as { clusters: { cluster: { server: string } }[] };
+  for (const { cluster } of config.clusters) {
+    const url = new URL(cluster.server);
+    url.port = String(port);
+    cluster.server = url.toString().replace(/\/$/, "");
+  }
+  const out = new KubeConfig();
+  out.loadFromString(stringify(config));
+  return out;
+}
+
+function agentPort(): number {
+  return Number(new URL(kc.getCurrentCluster()?.server ?? "").port);
+}
+
+/** podWithReadinessFile is a pod whose container is Ready while `flag` exists (exec probe every second). */
+function podWithReadinessFile(name: string, labels: Record<string, string>, flag: string): V1Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, labels },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [{
+        name: "c",
+        image: "busybox",
+        command: ["sh", "-c", "echo hello from client-node; exec sleep 300"],
+        readinessProbe: { exec: { command: ["test", "-f", flag] }, periodSeconds: 1, failureThreshold: 1 },
+      }],
+    },
+  };
+}
+
+function isReady(pod: V1Pod | undefined): boolean {
+  return pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function crud(): Promise<void> {
+  const created = await api.createNamespacedPod({ namespace: NS, body: podWithReadinessFile("kcn", { test: "crud" }, join(dir, "never")) });
+  assert.equal(created.metadata?.name, "kcn");
+  assert.ok(created.metadata?.uid);
+  const listed = await api.listNamespacedPod({ namespace: NS, labelSelector: "test=crud" });
+  assert.deepEqual(listed.items.map((p) => p.metadata?.name), ["kcn"]);
+  assert.ok(Number(listed.metadata?.resourceVersion) > 0, "a list carries its resourceVersion");
+  const read = await api.readNamespacedPod({ name: "kcn", namespace: NS });
+  assert.equal(read.metadata?.uid, created.metadata?.uid);
+
+  const patched = await api.patchNamespacedPodStatus(
+    { name: "kcn", namespace: NS, body: { status: { nominatedNodeName: "elsewhere" } } },
+    setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+  );
+  assert.equal(patched.status?.nominatedNodeName, "elsewhere");
+  assert.ok(Number(patched.metadata?.resourceVersion) > Number(read.metadata?.resourceVersion), "the patch is a new resourceVersion");
+
+  const log = await until("the container's log line", async () => {
+    const text = await api.readNamespacedPodLog({ name: "kcn", namespace: NS, container: "c" }).catch(() => "");
+    return text.includes("hello from client-node") ? text : undefined;
+  });
+  assert.equal(log, "hello from client-node\n");
+  await api.deleteNamespacedPod({ name: "kcn", namespace: NS, gracePeriodSeconds: 0 });
+}
+
+/** RecordingWatch is client-node's Watch that also records each watch request and every event the server sent. */
+class RecordingWatch extends Watch {
+  readonly requests: Record<string, string | number | boolean | undefined>[] = [];
+  readonly raw: { request: number; type: string; code?: number; name?: string }[] = [];
+
+  override watch(path: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, object: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const request = this.requests.push({ ...query });
+    return super.watch(path, query, (phase, object: { code?: number; metadata?: { name?: string } }, watchObj) => {
+      this.raw.push({ request, type: phase, ...(object.code !== undefined ? { code: object.code } : {}), ...(object.metadata?.name !== undefined ? { name: object.metadata.name } : {}) });
+      callback(phase, object, watchObj);
+    }, done);
+  }
+}
+
+/** Seen is one informer callback: its type and the object's resourceVersion and readiness. */
+interface Seen {
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  resourceVersion: string;
+  ready: boolean;
+}
+
+/** recordInformer records what an informer (a ListWatch, as makeInformer builds it) tells its handlers. */
+function recordInformer(informer: ListWatch<V1Pod>): Seen[] {
+  const seen: Seen[] = [];
+  const push = (type: Seen["type"]) => (pod: V1Pod) => seen.push({ type, resourceVersion: pod.metadata?.resourceVersion ?? "", ready: isReady(pod) });
+  informer.on("add", push("ADDED"));
+  informer.on("update", push("MODIFIED"));
+  informer.on("delete", push("DELETED"));
+  return seen;
+}
+
+async function informerOnce(t: TestContext): Promise<void> {
+  const flag = join(dir, "informer-ready");
+  const proxy = await startCutProxy(t, agentPort());
+  const watch = new RecordingWatch(kubeconfigVia(proxy.port));
+  let lists = 0;
+  const informer = new ListWatch<V1Pod>(PODS_PATH, watch, () => {
+    lists++;
+    return api.listNamespacedPod({ namespace: NS, labelSelector: "test=informer" });
+  }, false, "test=informer");
+  const seen = recordInformer(informer);
+  let stopping = false;
+  // What client-node's documentation tells informer users to do: start again after an error.
+  informer.on("error", () => {
+    if (!stopping) void sleep(50).then(() => informer.start());
+  });
+  t.after(async () => {
+    stopping = true;
+    await informer.stop();
+  });
+  await informer.start();
+
+  // The truth to compare with: one watch straight to the agent, from the informer's list.
+  const truth: Seen[] = [];
+  const reference = await new Watch(kc).watch(PODS_PATH, { resourceVersion: informer.latestResourceVersion(), labelSelector: "test=informer" }, (type, pod: V1Pod) => {
+    truth.push({ type: type as Seen["type"], resourceVersion: pod.metadata?.resourceVersion ?? "", ready: isReady(pod) });
+  }, () => undefined);
+  t.after(() => reference.abort());
+
+  await api.createNamespacedPod({ namespace: NS, body: podWithReadinessFile("kcn-informer", { test: "informer" }, flag) });
+  await until("the pod running", () => seen.some((s) => s.type === "MODIFIED") || undefined);
+  await writeFile(flag, "");
+  await until("Ready", () => seen.some((s) => s.ready) || undefined);
+  const watchesBeforeCut = watch.requests.length;
+  proxy.cut();
+  await rm(flag);
+  await until("the watch re-established", () => watch.requests.length > watchesBeforeCut || undefined);
+  await until("not Ready again", () => seen.at(-1)?.ready === false || undefined);
+  await writeFile(flag, "");
+  await until("Ready again", () => seen.at(-1)?.ready === true || undefined);
+  await api.deleteNamespacedPod({ name: "kcn-informer", namespace: NS });
+  await until("DELETED", () => seen.some((s) => s.type === "DELETED") || undefined);
+  await until("the reference watch's DELETED", () => truth.some((s) => s.type === "DELETED") || undefined);
+
+  assert.deepEqual(seen, truth, "the informer saw exactly what one uninterrupted watch saw");
+  assert.deepEqual(seen.map((s) => s.type).filter((type, i, all) => type !== all[i - 1]), ["ADDED", "MODIFIED", "DELETED"]);
+  const flips = seen.filter((s) => s.type === "MODIFIED").map((s) => s.ready).filter((ready, i, all) => ready !== all[i - 1]);
+  assert.deepEqual(flips, [false, true, false, true, false], "readiness flipped as the flag file came and went, and ended with the deletion");
+  assert.equal(lists, 1, "the re-established watch resumed from its resourceVersion: no relist");
+  const resumed = watch.requests[watchesBeforeCut];
+  assert.ok(resumed !== undefined && resumed["resourceVersion"] !== "" && resumed["resourceVersion"] !== undefined, "the new watch names a resourceVersion");
+  assert.deepEqual(watch.raw.filter((e) => e.request > watchesBeforeCut && e.type === "ADDED"), [], "no ADDED was replayed after the watch came back");
+}
+
+async function informerRelists(t: TestContext): Promise<void> {
+  await api.createNamespacedPod({ namespace: NS, body: podWithReadinessFile("kcn-relist", { test: "relist" }, join(dir, "never")) });
+  t.after(() => api.deleteNamespacedPod({ name: "kcn-relist", namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined));
+  const watch = new RecordingWatch(kc);
+  let lists = 0;
+  const informer = new ListWatch<V1Pod>(PODS_PATH, watch, () => {
+    lists++;
+    return api.listNamespacedPod({ namespace: NS, labelSelector: "test=relist" });
+  }, false, "test=relist");
+  const seen = recordInformer(informer);
+  t.after(() => informer.stop());
+  await informer.start();
+  await until("the first watch", () => watch.requests.length === 1 || undefined);
+  await informer.stop();
+  const staleVersion = informer.latestResourceVersion();
+
+  // More pod changes than the agent keeps for watches (1000 per resource) push the informer's
+  // resourceVersion out of the history.
+  const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+  for (let round = 0; round < 1010 / 10; round++) {
+    await Promise.all(Array.from({ length: 10 }, (_, i) => api.patchNamespacedPod({ name: "kcn-relist", namespace: NS, body: { metadata: { annotations: { round: String(round * 10 + i) } } } }, merge)));
+  }
+  const last = await api.readNamespacedPod({ name: "kcn-relist", namespace: NS });
+
+  await informer.start();
+  await until("the relist", () => lists === 2 || undefined);
+  await until("the watch after the relist", () => watch.requests.length === 3 || undefined);
+  assert.equal(watch.requests[1]?.["resourceVersion"], staleVersion, "the restarted watch asked for the old resourceVersion");
+  assert.deepEqual(watch.raw.filter((e) => e.request === 2), [{ request: 2, type: "ERROR", code: 410 }], "the agent answered 410 Expired");
+  assert.ok(Number(watch.requests[2]?.["resourceVersion"]) >= Number(last.metadata?.resourceVersion), "the new watch starts from the relist");
+  const cached = informer.get("kcn-relist", NS) as (KubernetesObject & V1Pod) | undefined;
+  assert.equal(cached?.metadata?.annotations?.["round"], last.metadata?.annotations?.["round"], "the relisted object is the current one");
+  assert.deepEqual(seen.map((s) => s.type), ["ADDED", "MODIFIED"], "the relist shows the change once, as an update");
+}
