@@ -34,6 +34,9 @@ import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
 import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
+import { ManifestConfigObjects } from "./manifest-config-objects.js";
+import type { ObjectRef } from "./manifest-objects.js";
+import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
@@ -96,6 +99,8 @@ export class Agent extends StoreView implements AgentApi {
   readonly configObjects: ConfigObjects;
   /** The pods' volume directories. */
   private readonly volumes: PodVolumes;
+  /** The ConfigMaps and Secrets manifest files loaded into the store, by source. */
+  private readonly manifestObjects: ManifestConfigObjects;
   /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
   readonly store: ObjectStore;
   readonly nodeName: string;
@@ -147,6 +152,7 @@ export class Agent extends StoreView implements AgentApi {
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
+    this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
@@ -423,6 +429,14 @@ export class Agent extends StoreView implements AgentApi {
     const worker = this.workers.get(stored.metadata.uid ?? "");
     if (worker !== undefined) void this.deleteRecord(worker, 0, stored.metadata.deletionTimestamp);
     void this.saveApiPods();
+  }
+
+  /**
+   * putConfigObjects loads a manifest's ConfigMaps and Secrets into the store, as the API would
+   * create them, replacing what the same source loaded before; returns the errors.
+   */
+  putConfigObjects(source: string, objects: readonly KubeObject[], keep: readonly ObjectRef[] = []): string[] {
+    return this.manifestObjects.put(source, objects, keep);
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */

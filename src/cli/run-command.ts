@@ -240,8 +240,9 @@ async function runAgent(run: RunningAgent): Promise<number> {
   if (runtime instanceof ProcessRuntime) await runtime.reapOrphans();
   await agent.restore();
   for (const { name, text } of run.manifests) {
-    // Validated above; what can still fail is a name that a restored API pod already has.
     const report = applyManifest(agent, text, name === "-" ? "STDIN" : name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
+    // Pods were validated above: what is left is a name a restored API pod already has, and the
+    // ConfigMaps and Secrets refused (the rest of the file runs regardless).
     if (report.errors.length > 0) ctx.stderr(`error: ${report.errors.join("\n")}\n`);
   }
   const dir = values.manifests === undefined ? undefined : new ManifestDirectory(values.manifests, agent, clock, logger.child("manifests"), (r) => {
