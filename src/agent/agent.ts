@@ -45,6 +45,8 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
+import { ApiObjectFiles } from "./api-object-files.js";
+import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
@@ -130,6 +132,10 @@ export class Agent extends StoreView implements AgentApi {
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
   private readonly state: StateStore;
+  /** The API's namespaces, configmaps and secrets in the state directory. */
+  private readonly objectFiles: ApiObjectFiles;
+  /** The resourceVersion mark that keeps versions monotonic across restarts. */
+  private readonly revisions: RevisionFile;
   /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
@@ -192,6 +198,8 @@ export class Agent extends StoreView implements AgentApi {
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
     this.state = new StateStore(options.stateDir, this.logger.child("state"));
+    this.objectFiles = new ApiObjectFiles(options.stateDir, this.logger.child("state"));
+    this.revisions = new RevisionFile(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
     this.stopWatches.push(
@@ -239,12 +247,18 @@ export class Agent extends StoreView implements AgentApi {
   }
 
   /**
-   * restore loads what a previous agent saved in the state directory: the last status of every
-   * pod (so containers that kept running keep their readiness and restart counts) and the pods
-   * that were created through the API (which are admitted again). Call before adding manifests.
+   * restore loads what a previous agent saved in the state directory: the resourceVersion mark
+   * (the store continues above it), the namespaces, configmaps and secrets created through the
+   * API, the last status of every pod (so containers that kept running keep their readiness and
+   * restart counts) and the pods that were created through the API (which are admitted again).
+   * From then on the API's namespaces, configmaps and secrets are saved as they change. Call
+   * before adding manifests.
    */
   async restore(): Promise<void> {
     await this.historyFiles.load(this.history);
+    this.store.seedRevision(await this.revisions.load(Number(this.store.resourceVersion)));
+    await this.objectFiles.restore(this.store);
+    this.stopWatches.push(this.objectFiles.saveOnChange(this.store, (resource, object) => !this.manifestObjects.loadedFromManifest(resource, object.metadata.namespace ?? "", object.metadata.name ?? "")));
     this.saved = await this.state.loadStatuses();
     for (const pod of await this.state.loadApiPods()) {
       const result = createApiPod(this.store, pod, this.nodeName, { restore: true });
@@ -283,6 +297,7 @@ export class Agent extends StoreView implements AgentApi {
     let lastGc = this.clock.now();
     while (!this.stop.signal.aborted) {
       const now = (this.lastResync = this.clock.now());
+      this.revisions.keepAhead(Number(this.store.resourceVersion));
       await this.pleg.relist([...this.workers.values()].map((w) => ({ sandboxId: w.record.sandboxId, queueSync: () => w.queueSync() })));
       if (this.pleg.noteRuntimeState(now)) {
         if (this.syncsSkipped || now - lastFull >= fullEvery) {
@@ -617,6 +632,8 @@ export class Agent extends StoreView implements AgentApi {
     await this.loop;
     await this.gcRun;
     await this.state.idle();
+    await this.objectFiles.idle();
+    await this.revisions.idle();
     await this.historyFiles.flush();
   }
 

@@ -48,7 +48,8 @@ the kubelet does, serves the status API, and prints pod changes and events as th
 Ctrl-C stops every pod gracefully; a second Ctrl-C kills them at once.
 
 Flags:
-  -f, --filename FILE    a Pod manifest (multi-document YAML or JSON; "-" reads stdin); repeatable
+  -f, --filename FILE    a manifest of Pods, ConfigMaps and Secrets (multi-document YAML or JSON; "-" reads
+                         stdin; other kinds are skipped with a warning); repeatable
       --manifests DIR    a directory of manifests, watched like the kubelet's static pods
       --runtime NAME     process (default): each container is a local process group;
                          cri: real containers through containerd's CRI (images must be present)

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { CoreV1Api, KubeConfig, ListWatch, PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Pod } from "@kubernetes/client-node";
 import { parse, stringify } from "yaml";
-import { startAgentProcess } from "../agent-process.js";
+import { startAgentProcess, stopAgentProcess } from "../agent-process.js";
 import { runCli } from "../cli-harness.js";
 import { startCutProxy } from "./cut-proxy.js";
 
@@ -30,16 +30,20 @@ test("@kubernetes/client-node 1.4 against a running agent over HTTPS", async (t)
   await mkdir(manifests);
   const agent = await startAgentProcess(t, ["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")]);
   assert.ok(agent.httpsUrl, `the agent serves HTTPS beside its loopback listener: ${agent.stdout()}`);
-  const printed = await runCli(["kubeconfig", "--state-dir", join(dir, "state")]);
-  assert.equal(printed.code, 0, printed.stderr);
-  kubeconfigText = printed.stdout;
-  kc = new KubeConfig();
-  kc.loadFromString(kubeconfigText);
-  api = kc.makeApiClient(CoreV1Api);
+  ({ kubeconfigText, kc, api } = await connect(join(dir, "state")));
   await t.test("client-node creates, lists and reads a pod, merge-patches its pods/status and reads its log", crud);
   await t.test("an informer sees ADDED, each MODIFIED (readiness flipping) and DELETED once, in order, with no replayed ADDED after its watch is re-established", informerOnce);
   await t.test("an informer whose resourceVersion is too old gets 410 Expired on its watch and relists", informerRelists);
 });
+
+/** connect loads the kubeconfig `probelet kubeconfig` prints for the agent of stateDir, as a user would. */
+async function connect(stateDir: string): Promise<{ kubeconfigText: string; kc: KubeConfig; api: CoreV1Api }> {
+  const printed = await runCli(["kubeconfig", "--state-dir", stateDir]);
+  assert.equal(printed.code, 0, printed.stderr);
+  const config = new KubeConfig();
+  config.loadFromString(printed.stdout);
+  return { kubeconfigText: printed.stdout, kc: config, api: config.makeApiClient(CoreV1Api) };
+}
 
 /** kubeconfigVia is the same kubeconfig with its server's port replaced (a proxy in front of the agent). */
 function kubeconfigVia(port: number): KubeConfig {
@@ -233,3 +237,30 @@ async function informerRelists(t: TestContext): Promise<void> {
   assert.equal(cached?.metadata?.annotations?.["round"], last.metadata?.annotations?.["round"], "the relisted object is the current one");
   assert.deepEqual(seen.map((s) => s.type), ["ADDED", "MODIFIED"], "the relist shows the change once, as an update");
 }
+
+test("namespaces, configmaps and secrets created with client-node survive an agent restart, and resourceVersions keep growing", async (t) => {
+  const base = await mkdtemp(join(tmpdir(), "probelet-client-node-restart-"));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  const manifests = join(base, "manifests");
+  const state = join(base, "state");
+  await mkdir(manifests);
+  const args = ["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", state];
+  const first = await startAgentProcess(t, args);
+  const before = (await connect(state)).api;
+  const ns = await before.createNamespace({ body: { metadata: { name: "kcn-team" } } });
+  const cm = await before.createNamespacedConfigMap({ namespace: "kcn-team", body: { metadata: { name: "settings" }, data: { mode: "fast" } } });
+  await before.createNamespacedSecret({ namespace: "kcn-team", body: { metadata: { name: "creds" }, stringData: { password: "restart-pw" } } });
+  const versionBefore = Number((await before.listNamespacedConfigMap({ namespace: "kcn-team" })).metadata?.resourceVersion);
+  await stopAgentProcess(first.child);
+
+  await startAgentProcess(t, args);
+  const after = (await connect(state)).api;
+  assert.equal((await after.readNamespace({ name: "kcn-team" })).metadata?.uid, ns.metadata?.uid);
+  const settings = await after.readNamespacedConfigMap({ name: "settings", namespace: "kcn-team" });
+  assert.equal(settings.metadata?.uid, cm.metadata?.uid);
+  assert.deepEqual(settings.data, { mode: "fast" });
+  const creds = await after.readNamespacedSecret({ name: "creds", namespace: "kcn-team" });
+  assert.deepEqual(creds.data, { password: Buffer.from("restart-pw").toString("base64") });
+  const listed = await after.listNamespacedConfigMap({ namespace: "kcn-team" });
+  assert.ok(Number(listed.metadata?.resourceVersion) > versionBefore, `the list's resourceVersion ${listed.metadata?.resourceVersion} is above ${versionBefore}, from before the restart`);
+});
