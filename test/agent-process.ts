@@ -1,7 +1,11 @@
-// How tests run `probelet run` as a user does: the built CLI as a child process, stopped with
-// SIGINT when the test ends (SIGKILL if it has not exited within 15 s).
+// How tests run `probelet run` as a user does: the built CLI as a child process, in a temporary
+// directory; when the test ends (passed or not) every agent is stopped with SIGINT (SIGKILL if
+// it has not exited within 15 s), and only then is the directory removed.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -17,10 +21,31 @@ export interface AgentProcess {
   stderr: () => string;
 }
 
-/** startAgentProcess runs `probelet run -q ARGS` and resolves once it prints its status API URL (at most 15 s). */
-export async function startAgentProcess(t: TestContext, args: readonly string[]): Promise<AgentProcess> {
+/** AgentSandbox is a temporary directory and a way to start agents whose cleanup comes before its removal. */
+export interface AgentSandbox {
+  dir: string;
+  /** start runs `probelet run -q ARGS` and resolves once it prints its status API URL (at most 15 s). */
+  start(args: readonly string[]): Promise<AgentProcess>;
+}
+
+/**
+ * agentSandbox makes a temporary directory; one hook at the end of the test stops every agent
+ * started in it, then removes it (node:test runs after-hooks in the order they were added, so
+ * separate hooks would remove the directory under a running agent).
+ */
+export async function agentSandbox(t: TestContext, prefix: string): Promise<AgentSandbox> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  const children: ChildProcess[] = [];
+  t.after(async () => {
+    for (const child of children.reverse()) await stopAgentProcess(child);
+    await rm(dir, { recursive: true, force: true });
+  });
+  return { dir, start: (args) => startAgentProcess(args, children) };
+}
+
+async function startAgentProcess(args: readonly string[], children: ChildProcess[]): Promise<AgentProcess> {
   const child = spawn(process.execPath, [CLI, "run", "-q", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  t.after(() => stopAgentProcess(child));
+  children.push(child);
   let out = "";
   let err = "";
   child.stdout!.on("data", (c: Buffer) => void (out += c.toString()));

@@ -45,6 +45,8 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
+import { mergeApiConditions } from "./pod-conditions.js";
+import { refreshReadyConditions } from "./pod-status.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
@@ -432,11 +434,27 @@ export class Agent extends StoreView implements AgentApi {
       return;
     }
     const next = specOf(stored);
-    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) return;
+    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) {
+      this.adoptApiConditions(worker.record.pod, stored.status);
+      return;
+    }
     worker.record.pod = next;
     this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
     worker.queueSync();
     void this.saveApiPods();
+  }
+
+  /**
+   * adoptApiConditions takes the conditions the kubelet does not own (a readiness gate's) from
+   * the API's copy of a pod and recomputes Ready with them, as the kubelet's generateAPIPodStatus
+   * does on its next sync.
+   */
+  private adoptApiConditions(pod: Pod, api: Pod["status"]): void {
+    const own = this.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    const merged = own === undefined ? undefined : mergeApiConditions(own, api);
+    if (merged === undefined) return;
+    refreshReadyConditions(pod, merged, this.clock.now());
+    this.statusManager.setPodStatus(pod, merged);
   }
 
   /** apiPodRemoved handles a pod deleted from the store at once (grace 0): it is killed without grace. */

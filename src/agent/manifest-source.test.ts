@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import type { Pod } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
@@ -31,13 +31,19 @@ class RecordingAdmitter implements PodAdmitter {
   }
 }
 
-test("bounded input: an oversized or too-deep manifest file is reported by name and its running pods are kept", async (t) => {
+/** watchedDirectory is a temporary manifest directory watched for a RecordingAdmitter, both gone when the test ends. */
+async function watchedDirectory(t: TestContext): Promise<{ dir: string; admitter: RecordingAdmitter; reports: SourceReport[]; manifests: ManifestDirectory }> {
   const dir = await mkdtemp(join(tmpdir(), "probelet-manifests-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const admitter = new RecordingAdmitter();
   const reports: SourceReport[] = [];
   const manifests = new ManifestDirectory(dir, admitter, new FakeClock(), silentLogger, (r) => reports.push(r));
   t.after(() => manifests.close());
+  return { dir, admitter, reports, manifests };
+}
+
+test("bounded input: an oversized or too-deep manifest file is reported by name and its running pods are kept", async (t) => {
+  const { dir, admitter, reports, manifests } = await watchedDirectory(t);
   const path = join(dir, "web.yaml");
   await writeFile(path, POD);
   await manifests.scan();
@@ -81,12 +87,7 @@ data: {"no spaces": x}
 ${POD}`;
 
 test("a manifest's ConfigMaps and Secrets are loaded before its pods; a Deployment is skipped with a warning naming it; a bad ConfigMap is refused and the rest applies", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), "probelet-manifests-"));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const admitter = new RecordingAdmitter();
-  const reports: SourceReport[] = [];
-  const manifests = new ManifestDirectory(dir, admitter, new FakeClock(), silentLogger, (r) => reports.push(r));
-  t.after(() => manifests.close());
+  const { dir, admitter, reports, manifests } = await watchedDirectory(t);
   await writeFile(join(dir, "app.yaml"), CONFIG_AND_POD);
   await manifests.scan();
   assert.deepEqual(admitter.admitted, ["put ConfigMap/cfg,Secret/creds", "web"]);

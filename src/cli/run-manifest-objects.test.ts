@@ -3,11 +3,10 @@
 // a warning, a bad ConfigMap is refused while the rest runs, and the Secret's value is in no
 // output of the agent and in no event.
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { startAgentProcess } from "../../test/agent-process.js";
+import { agentSandbox } from "../../test/agent-process.js";
 import { getJson, getText } from "../../test/cri/agent-cli.js";
 
 const SECRET_VALUE = "pa55-only-in-the-pod";
@@ -48,11 +47,10 @@ spec:
 `;
 
 test("run -f: a pod reads a ConfigMap and a Secret of its own file; other kinds are skipped with a warning, a bad ConfigMap is refused, the Secret's value stays out of output and events", async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), "probelet-manifest-objects-"));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const { dir, start } = await agentSandbox(t, "probelet-manifest-objects-");
   const state = join(dir, "state");
   await writeFile(join(dir, "app.yaml"), MANIFEST);
-  const agent = await startAgentProcess(t, ["-f", join(dir, "app.yaml"), "--listen", "127.0.0.1:0", "--state-dir", state, "--log-level", "debug"]);
+  const agent = await start(["-f", join(dir, "app.yaml"), "--listen", "127.0.0.1:0", "--state-dir", state, "--log-level", "debug"]);
   const logUrl = `${agent.url}/api/v1/namespaces/default/pods/app/log`;
   let log: string | undefined;
   for (let i = 0; i < 100 && !log?.includes("\n"); i++) {

@@ -4,17 +4,17 @@
 // merge-patch, a log), and an informer that sees every change once, in order, across a dropped
 // and re-established watch and across a 410 relist.
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { CoreV1Api, KubeConfig, ListWatch, PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Pod } from "@kubernetes/client-node";
 import { parse, stringify } from "yaml";
-import { startAgentProcess, stopAgentProcess } from "../agent-process.js";
+import { agentSandbox, stopAgentProcess } from "../agent-process.js";
 import { runCli } from "../cli-harness.js";
 import { startCutProxy } from "./cut-proxy.js";
 
 const NS = "default";
+const GATE = "example.com/feature-ready";
 const PODS_PATH = `/api/v1/namespaces/${NS}/pods`;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -24,14 +24,14 @@ let kc: KubeConfig;
 let api: CoreV1Api;
 
 test("@kubernetes/client-node 1.4 against a running agent over HTTPS", async (t) => {
-  dir = await mkdtemp(join(tmpdir(), "probelet-client-node-"));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  const sandbox = await agentSandbox(t, "probelet-client-node-");
+  dir = sandbox.dir;
   const manifests = join(dir, "manifests");
   await mkdir(manifests);
-  const agent = await startAgentProcess(t, ["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")]);
+  const agent = await sandbox.start(["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")]);
   assert.ok(agent.httpsUrl, `the agent serves HTTPS beside its loopback listener: ${agent.stdout()}`);
   ({ kubeconfigText, kc, api } = await connect(join(dir, "state")));
-  await t.test("client-node creates, lists and reads a pod, merge-patches its pods/status and reads its log", crud);
+  await t.test("client-node creates, lists and reads a pod, opens its readiness gate with a pods/status merge-patch and reads its log", crud);
   await t.test("an informer sees ADDED, each MODIFIED (readiness flipping) and DELETED once, in order, with no replayed ADDED after its watch is re-established", informerOnce);
   await t.test("an informer whose resourceVersion is too old gets 410 Expired on its watch and relists", informerRelists);
 });
@@ -95,7 +95,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 async function crud(): Promise<void> {
-  const created = await api.createNamespacedPod({ namespace: NS, body: podWithReadinessFile("kcn", { test: "crud" }, join(dir, "never")) });
+  const flag = join(dir, "crud-ready");
+  await writeFile(flag, "");
+  const gated = podWithReadinessFile("kcn", { test: "crud" }, flag);
+  gated.spec!.readinessGates = [{ conditionType: GATE }];
+  const created = await api.createNamespacedPod({ namespace: NS, body: gated });
   assert.equal(created.metadata?.name, "kcn");
   assert.ok(created.metadata?.uid);
   const listed = await api.listNamespacedPod({ namespace: NS, labelSelector: "test=crud" });
@@ -103,13 +107,23 @@ async function crud(): Promise<void> {
   assert.ok(Number(listed.metadata?.resourceVersion) > 0, "a list carries its resourceVersion");
   const read = await api.readNamespacedPod({ name: "kcn", namespace: NS });
   assert.equal(read.metadata?.uid, created.metadata?.uid);
+  await until("the container ready and the pod held back by its readiness gate", async () => {
+    const pod = await api.readNamespacedPod({ name: "kcn", namespace: NS });
+    return pod.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "ReadinessGatesNotReady") || undefined;
+  });
 
+  // A controller's way of opening a readiness gate: a merge-patch of pods/status.
   const patched = await api.patchNamespacedPodStatus(
-    { name: "kcn", namespace: NS, body: { status: { nominatedNodeName: "elsewhere" } } },
+    { name: "kcn", namespace: NS, body: { status: { conditions: [{ type: GATE, status: "True" }] } } },
     setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
   );
-  assert.equal(patched.status?.nominatedNodeName, "elsewhere");
+  assert.deepEqual(patched.status?.conditions?.map((c) => `${c.type}=${c.status}`), [`${GATE}=True`], "a merge-patch replaces the list");
   assert.ok(Number(patched.metadata?.resourceVersion) > Number(read.metadata?.resourceVersion), "the patch is a new resourceVersion");
+  const opened = await until("Ready through the gate", async () => {
+    const pod = await api.readNamespacedPod({ name: "kcn", namespace: NS });
+    return isReady(pod) ? pod : undefined;
+  });
+  assert.ok(opened.status?.conditions?.some((c) => c.type === GATE && c.status === "True"), "the agent keeps the condition it does not own");
 
   const log = await until("the container's log line", async () => {
     const text = await api.readNamespacedPodLog({ name: "kcn", namespace: NS, container: "c" }).catch(() => "");
@@ -140,26 +154,39 @@ interface Seen {
   ready: boolean;
 }
 
-/** recordInformer records what an informer (a ListWatch, as makeInformer builds it) tells its handlers. */
-function recordInformer(informer: ListWatch<V1Pod>): Seen[] {
+/** RecordedInformer is an informer on the pods with one label, and what it did. */
+interface RecordedInformer {
+  informer: ListWatch<V1Pod>;
+  watch: RecordingWatch;
+  /** What the informer told its handlers. */
+  seen: Seen[];
+  /** How often it listed. */
+  lists: () => number;
+}
+
+/**
+ * recordedInformer is an informer (a ListWatch, as makeInformer builds it, with a Watch that
+ * records) on the default namespace's pods labelled `test=<label>`, through `config`.
+ */
+function recordedInformer(config: KubeConfig, label: string): RecordedInformer {
+  const watch = new RecordingWatch(config);
+  let lists = 0;
+  const informer = new ListWatch<V1Pod>(PODS_PATH, watch, () => {
+    lists++;
+    return api.listNamespacedPod({ namespace: NS, labelSelector: `test=${label}` });
+  }, false, `test=${label}`);
   const seen: Seen[] = [];
   const push = (type: Seen["type"]) => (pod: V1Pod) => seen.push({ type, resourceVersion: pod.metadata?.resourceVersion ?? "", ready: isReady(pod) });
   informer.on("add", push("ADDED"));
   informer.on("update", push("MODIFIED"));
   informer.on("delete", push("DELETED"));
-  return seen;
+  return { informer, watch, seen, lists: () => lists };
 }
 
 async function informerOnce(t: TestContext): Promise<void> {
   const flag = join(dir, "informer-ready");
   const proxy = await startCutProxy(t, agentPort());
-  const watch = new RecordingWatch(kubeconfigVia(proxy.port));
-  let lists = 0;
-  const informer = new ListWatch<V1Pod>(PODS_PATH, watch, () => {
-    lists++;
-    return api.listNamespacedPod({ namespace: NS, labelSelector: "test=informer" });
-  }, false, "test=informer");
-  const seen = recordInformer(informer);
+  const { informer, watch, seen, lists } = recordedInformer(kubeconfigVia(proxy.port), "informer");
   let stopping = false;
   // What client-node's documentation tells informer users to do: start again after an error.
   informer.on("error", () => {
@@ -197,7 +224,7 @@ async function informerOnce(t: TestContext): Promise<void> {
   assert.deepEqual(seen.map((s) => s.type).filter((type, i, all) => type !== all[i - 1]), ["ADDED", "MODIFIED", "DELETED"]);
   const flips = seen.filter((s) => s.type === "MODIFIED").map((s) => s.ready).filter((ready, i, all) => ready !== all[i - 1]);
   assert.deepEqual(flips, [false, true, false, true, false], "readiness flipped as the flag file came and went, and ended with the deletion");
-  assert.equal(lists, 1, "the re-established watch resumed from its resourceVersion: no relist");
+  assert.equal(lists(), 1, "the re-established watch resumed from its resourceVersion: no relist");
   const resumed = watch.requests[watchesBeforeCut];
   assert.ok(resumed !== undefined && resumed["resourceVersion"] !== "" && resumed["resourceVersion"] !== undefined, "the new watch names a resourceVersion");
   assert.deepEqual(watch.raw.filter((e) => e.request > watchesBeforeCut && e.type === "ADDED"), [], "no ADDED was replayed after the watch came back");
@@ -206,13 +233,7 @@ async function informerOnce(t: TestContext): Promise<void> {
 async function informerRelists(t: TestContext): Promise<void> {
   await api.createNamespacedPod({ namespace: NS, body: podWithReadinessFile("kcn-relist", { test: "relist" }, join(dir, "never")) });
   t.after(() => api.deleteNamespacedPod({ name: "kcn-relist", namespace: NS, gracePeriodSeconds: 0 }).catch(() => undefined));
-  const watch = new RecordingWatch(kc);
-  let lists = 0;
-  const informer = new ListWatch<V1Pod>(PODS_PATH, watch, () => {
-    lists++;
-    return api.listNamespacedPod({ namespace: NS, labelSelector: "test=relist" });
-  }, false, "test=relist");
-  const seen = recordInformer(informer);
+  const { informer, watch, seen, lists } = recordedInformer(kc, "relist");
   t.after(() => informer.stop());
   await informer.start();
   await until("the first watch", () => watch.requests.length === 1 || undefined);
@@ -228,7 +249,7 @@ async function informerRelists(t: TestContext): Promise<void> {
   const last = await api.readNamespacedPod({ name: "kcn-relist", namespace: NS });
 
   await informer.start();
-  await until("the relist", () => lists === 2 || undefined);
+  await until("the relist", () => lists() === 2 || undefined);
   await until("the watch after the relist", () => watch.requests.length === 3 || undefined);
   assert.equal(watch.requests[1]?.["resourceVersion"], staleVersion, "the restarted watch asked for the old resourceVersion");
   assert.deepEqual(watch.raw.filter((e) => e.request === 2), [{ request: 2, type: "ERROR", code: 410 }], "the agent answered 410 Expired");
@@ -239,13 +260,12 @@ async function informerRelists(t: TestContext): Promise<void> {
 }
 
 test("namespaces, configmaps and secrets created with client-node survive an agent restart, and resourceVersions keep growing", async (t) => {
-  const base = await mkdtemp(join(tmpdir(), "probelet-client-node-restart-"));
-  t.after(() => rm(base, { recursive: true, force: true }));
+  const { dir: base, start } = await agentSandbox(t, "probelet-client-node-restart-");
   const manifests = join(base, "manifests");
   const state = join(base, "state");
   await mkdir(manifests);
   const args = ["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", state];
-  const first = await startAgentProcess(t, args);
+  const first = await start(args);
   const before = (await connect(state)).api;
   const ns = await before.createNamespace({ body: { metadata: { name: "kcn-team" } } });
   const cm = await before.createNamespacedConfigMap({ namespace: "kcn-team", body: { metadata: { name: "settings" }, data: { mode: "fast" } } });
@@ -253,7 +273,7 @@ test("namespaces, configmaps and secrets created with client-node survive an age
   const versionBefore = Number((await before.listNamespacedConfigMap({ namespace: "kcn-team" })).metadata?.resourceVersion);
   await stopAgentProcess(first.child);
 
-  await startAgentProcess(t, args);
+  await start(args);
   const after = (await connect(state)).api;
   assert.equal((await after.readNamespace({ name: "kcn-team" })).metadata?.uid, ns.metadata?.uid);
   const settings = await after.readNamespacedConfigMap({ name: "settings", namespace: "kcn-team" });
