@@ -3,7 +3,7 @@
 // a warning, a bad ConfigMap is refused while the rest runs, and the Secret's value is in no
 // output of the agent and in no event.
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentSandbox } from "../../test/agent-process.js";
@@ -66,4 +66,30 @@ test("run -f: a pod reads a ConfigMap and a Secret of its own file; other kinds 
   assert.ok(events !== undefined);
   assert.doesNotMatch(JSON.stringify(events), new RegExp(SECRET_VALUE));
   assert.doesNotMatch(agent.stdout() + agent.stderr(), new RegExp(SECRET_VALUE), "no log line of the agent (debug level) names the value");
+});
+
+test("--manifests DIR: editing a file updates its ConfigMap in the agent's store, removing the file deletes it", async (t) => {
+  const { dir, start } = await agentSandbox(t, "probelet-manifest-dir-objects-");
+  const state = join(dir, "state");
+  const manifests = join(dir, "manifests");
+  await mkdir(manifests);
+  const file = join(manifests, "cfg.yaml");
+  const configMap = (value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: watched}\ndata: {value: ${value}}\n`;
+  await writeFile(file, configMap("one"));
+  const agent = await start(["--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", state]);
+  const url = `${agent.url}/api/v1/namespaces/default/configmaps/watched`;
+  const valueNow = async () => (await getJson<{ data: { value: string } }>(url, state))?.data.value;
+  const until = async (what: string, want: string | undefined): Promise<void> => {
+    // fs.watch sees the change at once; the directory is also rescanned every 20 s.
+    for (let i = 0; i < 250; i++) {
+      if ((await valueNow()) === want) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.fail(`timed out waiting for ${what}`);
+  };
+  await until("the file's ConfigMap", "one");
+  await writeFile(file, configMap("two"));
+  await until("the edited value", "two");
+  await rm(file);
+  await until("the ConfigMap deleted with its file", undefined);
 });
