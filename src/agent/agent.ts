@@ -34,6 +34,9 @@ import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
 import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
+import { ManifestConfigObjects } from "./manifest-config-objects.js";
+import type { ObjectRef } from "./manifest-objects.js";
+import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
@@ -42,6 +45,10 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
+import { mergeApiConditions } from "./pod-conditions.js";
+import { refreshReadyConditions } from "./pod-status.js";
+import { ApiObjectFiles } from "./api-object-files.js";
+import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
@@ -96,6 +103,8 @@ export class Agent extends StoreView implements AgentApi {
   readonly configObjects: ConfigObjects;
   /** The pods' volume directories. */
   private readonly volumes: PodVolumes;
+  /** The ConfigMaps and Secrets manifest files loaded into the store, by source. */
+  private readonly manifestObjects: ManifestConfigObjects;
   /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
   readonly store: ObjectStore;
   readonly nodeName: string;
@@ -125,6 +134,10 @@ export class Agent extends StoreView implements AgentApi {
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
   private readonly state: StateStore;
+  /** The API's namespaces, configmaps and secrets in the state directory. */
+  private readonly objectFiles: ApiObjectFiles;
+  /** The resourceVersion mark that keeps versions monotonic across restarts. */
+  private readonly revisions: RevisionFile;
   /** Statuses saved by a previous agent, by pod UID; consumed when the pod is admitted again. */
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
@@ -147,6 +160,7 @@ export class Agent extends StoreView implements AgentApi {
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
+    this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
@@ -186,6 +200,8 @@ export class Agent extends StoreView implements AgentApi {
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
     this.state = new StateStore(options.stateDir, this.logger.child("state"));
+    this.objectFiles = new ApiObjectFiles(options.stateDir, this.logger.child("state"));
+    this.revisions = new RevisionFile(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
     this.stopWatches.push(
@@ -233,12 +249,18 @@ export class Agent extends StoreView implements AgentApi {
   }
 
   /**
-   * restore loads what a previous agent saved in the state directory: the last status of every
-   * pod (so containers that kept running keep their readiness and restart counts) and the pods
-   * that were created through the API (which are admitted again). Call before adding manifests.
+   * restore loads what a previous agent saved in the state directory: the resourceVersion mark
+   * (the store continues above it), the namespaces, configmaps and secrets created through the
+   * API, the last status of every pod (so containers that kept running keep their readiness and
+   * restart counts) and the pods that were created through the API (which are admitted again).
+   * From then on the API's namespaces, configmaps and secrets are saved as they change. Call
+   * before adding manifests.
    */
   async restore(): Promise<void> {
     await this.historyFiles.load(this.history);
+    this.store.seedRevision(await this.revisions.load(Number(this.store.resourceVersion)));
+    await this.objectFiles.restore(this.store);
+    this.stopWatches.push(this.objectFiles.saveOnChange(this.store, (resource, object) => !this.manifestObjects.loadedFromManifest(resource, object.metadata.namespace ?? "", object.metadata.name ?? "")));
     this.saved = await this.state.loadStatuses();
     for (const pod of await this.state.loadApiPods()) {
       const result = createApiPod(this.store, pod, this.nodeName, { restore: true });
@@ -277,6 +299,7 @@ export class Agent extends StoreView implements AgentApi {
     let lastGc = this.clock.now();
     while (!this.stop.signal.aborted) {
       const now = (this.lastResync = this.clock.now());
+      this.revisions.keepAhead(Number(this.store.resourceVersion));
       await this.pleg.relist([...this.workers.values()].map((w) => ({ sandboxId: w.record.sandboxId, queueSync: () => w.queueSync() })));
       if (this.pleg.noteRuntimeState(now)) {
         if (this.syncsSkipped || now - lastFull >= fullEvery) {
@@ -413,7 +436,10 @@ export class Agent extends StoreView implements AgentApi {
       return;
     }
     const next = specOf(stored);
-    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) return;
+    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) {
+      this.adoptApiConditions(worker.record.pod, stored.status);
+      return;
+    }
     worker.record.pod = next;
     this.configObjects.registerPod?.(next);
     this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
@@ -421,11 +447,32 @@ export class Agent extends StoreView implements AgentApi {
     void this.saveApiPods();
   }
 
+  /**
+   * adoptApiConditions takes the conditions the kubelet does not own (a readiness gate's) from
+   * the API's copy of a pod and recomputes Ready with them, as the kubelet's generateAPIPodStatus
+   * does on its next sync.
+   */
+  private adoptApiConditions(pod: Pod, api: Pod["status"]): void {
+    const own = this.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    const merged = own === undefined ? undefined : mergeApiConditions(own, api);
+    if (merged === undefined) return;
+    refreshReadyConditions(pod, merged, this.clock.now());
+    this.statusManager.setPodStatus(pod, merged);
+  }
+
   /** apiPodRemoved handles a pod deleted from the store at once (grace 0): it is killed without grace. */
   private apiPodRemoved(stored: Pod): void {
     const worker = this.workers.get(stored.metadata.uid ?? "");
     if (worker !== undefined) void this.deleteRecord(worker, 0, stored.metadata.deletionTimestamp);
     void this.saveApiPods();
+  }
+
+  /**
+   * putConfigObjects loads a manifest's ConfigMaps and Secrets into the store, as the API would
+   * create them, replacing what the same source loaded before; returns the errors.
+   */
+  putConfigObjects(source: string, objects: readonly KubeObject[], keep: readonly ObjectRef[] = []): string[] {
+    return this.manifestObjects.put(source, objects, keep);
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
@@ -607,6 +654,8 @@ export class Agent extends StoreView implements AgentApi {
     await this.loop;
     await this.gcRun;
     await this.state.idle();
+    await this.objectFiles.idle();
+    await this.revisions.idle();
     await this.historyFiles.flush();
   }
 

@@ -1,13 +1,15 @@
 // The manifest directory with hostile files: an oversized or over-deep manifest is reported with
-// its file name and reason, and the pods already running from it are kept.
+// its file name and reason, and the pods already running from it are kept. ConfigMaps and
+// Secrets of a file are loaded before its pods; other kinds are skipped with a warning.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import type { Pod } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
+import type { KubeObject } from "../apiserver/storage/object-store.js";
 import type { AdmitResult } from "./agent.js";
 import { ManifestDirectory, type PodAdmitter, type SourceReport } from "./manifest-source.js";
 
@@ -23,19 +25,29 @@ class RecordingAdmitter implements PodAdmitter {
   removeSource(source: string, keep?: ReadonlySet<string>): void {
     this.removed.push(`${source} keep=${[...(keep ?? [])].join(",")}`);
   }
+  putConfigObjects(_source: string, objects: readonly KubeObject[]): string[] {
+    this.admitted.push(`put ${objects.map((o) => `${o.kind ?? ""}/${o.metadata.name ?? ""}`).join(",")}`);
+    return [];
+  }
 }
 
-test("bounded input: an oversized or too-deep manifest file is reported by name and its running pods are kept", async (t) => {
+/** watchedDirectory is a temporary manifest directory watched for a RecordingAdmitter, both gone when the test ends. */
+async function watchedDirectory(t: TestContext): Promise<{ dir: string; admitter: RecordingAdmitter; reports: SourceReport[]; manifests: ManifestDirectory }> {
   const dir = await mkdtemp(join(tmpdir(), "probelet-manifests-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const admitter = new RecordingAdmitter();
   const reports: SourceReport[] = [];
   const manifests = new ManifestDirectory(dir, admitter, new FakeClock(), silentLogger, (r) => reports.push(r));
   t.after(() => manifests.close());
+  return { dir, admitter, reports, manifests };
+}
+
+test("bounded input: an oversized or too-deep manifest file is reported by name and its running pods are kept", async (t) => {
+  const { dir, admitter, reports, manifests } = await watchedDirectory(t);
   const path = join(dir, "web.yaml");
   await writeFile(path, POD);
   await manifests.scan();
-  assert.deepEqual(admitter.admitted, ["web"]);
+  assert.deepEqual(admitter.admitted, ["put ", "web"]);
   const removedBefore = admitter.removed.length;
 
   await writeFile(path, `${POD}# ${"x".repeat(3 * 1024 * 1024)}\n`);
@@ -50,5 +62,43 @@ test("bounded input: an oversized or too-deep manifest file is reported by name 
   await manifests.scan();
   assert.deepEqual(reports.at(-1)?.errors, ["deep.json:1:101: exceeded max depth of 100"]);
   assert.equal(admitter.removed.length, removedBefore, "no pod was removed");
-  assert.deepEqual(admitter.admitted, ["web"]);
+  assert.deepEqual(admitter.admitted, ["put ", "web"]);
+});
+
+const CONFIG_AND_POD = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg}
+data: {greeting: hello}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: creds}
+stringData: {password: s3cr3t-value}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-deploy}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: bad}
+data: {"no spaces": x}
+---
+${POD}`;
+
+test("a manifest's ConfigMaps and Secrets are loaded before its pods; a Deployment is skipped with a warning naming it; a bad ConfigMap is refused and the rest applies", async (t) => {
+  const { dir, admitter, reports, manifests } = await watchedDirectory(t);
+  await writeFile(join(dir, "app.yaml"), CONFIG_AND_POD);
+  await manifests.scan();
+  assert.deepEqual(admitter.admitted, ["put ConfigMap/cfg,Secret/creds", "web"]);
+  assert.deepEqual(reports[0]?.warnings, ['app.yaml: skipping Deployment "web-deploy" (apps/v1): probelet runs Pods and loads ConfigMaps and Secrets from manifests; other kinds need a cluster']);
+  assert.deepEqual(reports[0]?.errors, [
+    'app.yaml: ConfigMap "bad" is invalid:',
+    "  * data[no spaces]: Invalid value: \"no spaces\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+  ]);
+  assert.doesNotMatch(JSON.stringify(reports), /s3cr3t-value/);
+
+  await rm(join(dir, "app.yaml"));
+  await manifests.scan();
+  assert.deepEqual(admitter.admitted.at(-1), "put ", "a vanished file's objects go with it");
 });

@@ -6,7 +6,7 @@ import { watch, type FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import { formatOfFile, MAX_INPUT_BYTES, NO_OBJECTS_MESSAGE, tooLargeMessage } from "../api/bounded-parse.js";
-import { decodePods } from "../api/decode.js";
+import { decodePodsAndOthers } from "../api/decode.js";
 import { formatFieldErrors } from "../api/field-errors.js";
 import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
@@ -14,12 +14,19 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { Pod } from "../api/types.js";
 import { readFileBounded } from "../util/read-bounded-file.js";
+import type { KubeObject } from "../apiserver/storage/object-store.js";
 import type { AdmitResult } from "./agent.js";
+import { collectManifestObject, emptyManifestObjects, type ManifestObjects, type ObjectRef } from "./manifest-objects.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
 export interface PodAdmitter {
   admit(pod: Pod, source: string): AdmitResult;
   removeSource(source: string, keep?: ReadonlySet<string>): void;
+  /**
+   * putConfigObjects makes the store hold a source's ConfigMaps and Secrets (ManifestConfigObjects.put);
+   * returns the errors.
+   */
+  putConfigObjects(source: string, objects: readonly KubeObject[], keep?: readonly ObjectRef[]): string[];
 }
 
 /** SourceReport lists what loading one manifest text produced. */
@@ -37,8 +44,10 @@ export interface CheckedManifest {
   pods: Pod[];
   /** Human-readable errors, each prefixed by the file and pod they concern; none when the text is good. */
   errors: string[];
-  /** Probe linter warnings (src/api/probe-lint.ts), each prefixed by its pod. */
+  /** Probe linter warnings (src/api/probe-lint.ts), each prefixed by its pod, and the skipped objects of other kinds. */
   warnings: string[];
+  /** The ConfigMaps and Secrets, and those refused (their errors do not stop the rest of the file). */
+  objects: ManifestObjects;
 }
 
 /**
@@ -48,13 +57,16 @@ export interface CheckedManifest {
  * (a watched directory) it means "no pods from this file".
  */
 export function checkManifest(text: string, fileName: string, requireObjects = true): CheckedManifest {
-  const checked: CheckedManifest = { pods: [], errors: [], warnings: [] };
-  const decoded = decodePods(text, fileName, formatOfFile(fileName));
+  const checked: CheckedManifest = { pods: [], errors: [], warnings: [], objects: emptyManifestObjects() };
+  const decoded = decodePodsAndOthers(text, fileName, formatOfFile(fileName), (object) => collectManifestObject(object, fileName, checked.objects));
   if (!decoded.ok) {
     checked.errors.push(...decoded.errors);
+    checked.objects = emptyManifestObjects();
     return checked;
   }
-  if (requireObjects && decoded.value.length === 0) {
+  checked.warnings.push(...checked.objects.warnings);
+  const others = checked.objects.configObjects.length + checked.objects.refused.length + checked.objects.warnings.length;
+  if (requireObjects && decoded.value.length + others === 0) {
     checked.errors.push(`${fileName}: ${NO_OBJECTS_MESSAGE}`);
     return checked;
   }
@@ -68,14 +80,18 @@ export function checkManifest(text: string, fileName: string, requireObjects = t
 }
 
 /**
- * applyManifest decodes and validates a manifest text, then admits its pods under one source.
- * Any syntax, decode or validation error rejects the whole text and changes nothing running.
- * With replaceSource (a watched directory) a text without objects removes the file's pods.
+ * applyManifest decodes and validates a manifest text, then loads its ConfigMaps and Secrets into
+ * the store and admits its pods under one source, in that order, so the pods find the objects
+ * they read. Any syntax, decode or validation error of a pod rejects the whole text and changes
+ * nothing running; a refused ConfigMap or Secret is reported and the rest applies. With
+ * replaceSource (a watched directory) a text without objects removes the file's pods and objects.
  */
 export function applyManifest(admitter: PodAdmitter, text: string, fileName: string, source: string, replaceSource: boolean): SourceReport {
   const checked = checkManifest(text, fileName, !replaceSource);
   const report: SourceReport = { source, admitted: [], errors: checked.errors, warnings: checked.warnings };
   if (report.errors.length > 0) return report;
+  const { configObjects, refused, errors } = checked.objects;
+  report.errors.push(...errors, ...admitter.putConfigObjects(source, configObjects, refused).map((e) => (e.startsWith(" ") ? e : `${fileName}: ${e}`)));
   const keep = new Set<string>();
   for (const pod of checked.pods) {
     const result = admitter.admit(pod, source);
@@ -179,14 +195,15 @@ export class ManifestDirectory {
       if (this.seen.get(path) === hash) continue;
       this.seen.set(path, hash);
       const report = applyManifest(this.admitter, text, name, `file:${path}`, true);
-      if (report.errors.length > 0) this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+      if (report.errors.length > 0) this.logger.error("Manifest not applied in full; what it refused keeps running as before", { file: path, errors: report.errors });
       this.onReport(report);
     }
     for (const path of [...this.seen.keys()]) {
       if (present.has(path)) continue;
       this.seen.delete(path);
-      this.logger.info("Manifest removed; deleting its pods", { file: path });
+      this.logger.info("Manifest removed; deleting its pods, ConfigMaps and Secrets", { file: path });
       this.admitter.removeSource(`file:${path}`);
+      this.admitter.putConfigObjects(`file:${path}`, []);
     }
   }
 

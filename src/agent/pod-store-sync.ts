@@ -8,10 +8,11 @@ import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import { isMirrorPod } from "./api-pod-source.js";
+import { mergeApiConditions } from "./pod-conditions.js";
 
 /**
- * writePodStatus puts a pod's status into its stored object; a mirror pod also takes the
- * manifest pod's deletion. A pod no longer in the store (or another pod of that name) is left
+ * writePodStatus puts a pod's status into its stored object, keeping the conditions the kubelet
+ * does not own as they are there; a mirror pod also takes the manifest pod's deletion. A pod no longer in the store (or another pod of that name) is left
  * alone; an unchanged status writes nothing.
  */
 export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, status: Pod["status"]): void {
@@ -19,9 +20,11 @@ export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, st
   try {
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
-      if (!deletionChanged && sameJson(current.status, status)) return undefined;
+      // Conditions the kubelet does not own stay as the API has them (status_manager.go mergePodStatus).
+      const merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
+      if (!deletionChanged && sameJson(current.status, merged)) return undefined;
       const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
-      return { ...current, metadata, ...(status !== undefined ? { status } : {}) };
+      return { ...current, metadata, ...(merged !== undefined ? { status: merged } : {}) };
     }, uid !== undefined ? { uid } : {});
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;

@@ -2,10 +2,12 @@
 // where it left off: pods created through the API (manifest pods come back from their files),
 // and the last published status of every pod (restart counts, readiness, started flags), which a
 // restarted agent uses as the kubelet uses the API server's copy (§I.1). Writes are atomic
-// (write to a temporary file, then rename) and coalesced per pod.
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+// (write to a temporary file, then rename), owner-only (0600 files, 0700 directories) and
+// coalesced per pod.
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Pod, PodStatus } from "../api/types.js";
+import { writeFileAtomic as atomicWrite } from "../util/atomic-file.js";
 import type { Logger } from "../util/logger.js";
 
 /** StateStore reads and writes the agent's persistent state under `<stateDir>/state`. */
@@ -26,7 +28,7 @@ export class StateStore {
   }
 
   private ensureDirs(): Promise<void> {
-    this.ready ??= mkdir(join(this.dir, "status"), { recursive: true }).then(() => undefined);
+    this.ready ??= mkdir(join(this.dir, "status"), { recursive: true, mode: 0o700 }).then(() => undefined);
     return this.ready;
   }
 
@@ -102,10 +104,4 @@ export class StateStore {
       }
     }
   }
-}
-
-async function atomicWrite(path: string, text: string): Promise<void> {
-  const tmp = `${path}.tmp`;
-  await writeFile(tmp, text);
-  await rename(tmp, path);
 }

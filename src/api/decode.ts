@@ -167,10 +167,28 @@ function checkTypeMeta(obj: Json, path: string, kinds: readonly string[], errs: 
   return errs.length === before ? (kind as string) : undefined;
 }
 
-// decodeObject turns one document into pods: a Pod, or a List/PodList of pods.
-function decodeObject(value: unknown, errs: string[]): Pod[] {
+/**
+ * OtherObjectSink takes a document or List item of a kind other than Pod (with an apiVersion and
+ * a kind set), its field path ("" for a document, `items[i]` for an item) and the number of its
+ * document in the stream (from 1).
+ */
+export type OtherObjectSink = (object: Record<string, unknown>, path: string, document: number) => void;
+
+// isOtherKind: an object that names an apiVersion and a kind, and a kind not in `kinds`.
+function isOtherKind(value: Json, kinds: readonly string[]): boolean {
+  const { apiVersion, kind } = value;
+  return typeof apiVersion === "string" && apiVersion !== "" && typeof kind === "string" && kind !== "" && !kinds.includes(kind);
+}
+
+// decodeObject turns one document into pods: a Pod, or a List/PodList of pods. With `others`,
+// objects of other kinds go there instead of being errors.
+function decodeObject(value: unknown, errs: string[], others?: (object: Json, path: string) => void): Pod[] {
   if (!isObject(value)) {
     typeError("", value, "a Pod or List object", errs);
+    return [];
+  }
+  if (others !== undefined && isOtherKind(value, ["Pod", "List", "PodList"])) {
+    others(value, "");
     return [];
   }
   const kind = checkTypeMeta(value, "", ["Pod", "List", "PodList"], errs);
@@ -185,6 +203,10 @@ function decodeObject(value: unknown, errs: string[]): Pod[] {
     const path = indexPath("items", i);
     if (!isObject(item)) {
       typeError(path, item, "a Pod object", errs);
+      return;
+    }
+    if (others !== undefined && isOtherKind(item, ["Pod"])) {
+      others(item, path);
       return;
     }
     // A typed PodList may omit its items' apiVersion/kind; a generic List may not.
@@ -204,15 +226,25 @@ function decodeObject(value: unknown, errs: string[]): Pod[] {
  * `format` "json" parses strict JSON (one value); the default "yaml" reads a YAML stream.
  */
 export function decodePods(text: string, sourceName: string, format: InputFormat = "yaml"): DecodeResult<Pod[]> {
+  return decodePodsAndOthers(text, sourceName, format);
+}
+
+/**
+ * decodePodsAndOthers is decodePods for manifests that may hold objects of other kinds: each
+ * document or List item that names an apiVersion and a kind other than Pod is handed to `others`
+ * (with the document's number) instead of being an error.
+ */
+export function decodePodsAndOthers(text: string, sourceName: string, format: InputFormat = "yaml", others?: OtherObjectSink): DecodeResult<Pod[]> {
   const { values, positions, errors } = parseStream(text, sourceName, format);
   if (errors.length > 0) return { ok: false, errors };
   const pods: Pod[] = [];
   const all: string[] = [];
   values.forEach((value, i) => {
     const errs: string[] = [];
-    const decoded = decodeObject(value, errs);
+    const document = positions[i] ?? i + 1;
+    const decoded = decodeObject(value, errs, others === undefined ? undefined : (object, path) => others(object, path, document));
     if (errs.length === 0) pods.push(...decoded);
-    const prefix = values.length > 1 ? `${sourceName}: document ${positions[i] ?? i + 1}: ` : "";
+    const prefix = values.length > 1 ? `${sourceName}: document ${document}: ` : "";
     all.push(...errs.map((e) => prefix + e));
   });
   return all.length > 0 ? { ok: false, errors: all } : { ok: true, value: pods };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
@@ -28,19 +28,21 @@ async function serve(t: TestContext, options: Omit<StatusServerOptions, "listen"
   return server;
 }
 
-test("the agent token is created once, 0600, and read back by later starts", async (t) => {
+test("the agent token is created once, 0600, alone in its file (no newline), and read back by later starts", async (t) => {
   const dir = await stateDir(t);
   const token = await loadOrCreateAgentToken(dir);
   assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(await readFile(join(dir, "agent-token"), "utf8"), token, "client-node sends the file's bytes as they are");
   assert.equal((await stat(join(dir, "agent-token"))).mode & 0o777, 0o600);
   assert.equal(await loadOrCreateAgentToken(dir), token);
 });
 
-test("a token file others could read is narrowed to 0600 before it is used", async (t) => {
+test("a token file others could read is narrowed to 0600 and an older agent's newline dropped before it is used", async (t) => {
   const dir = await stateDir(t);
   await writeFile(join(dir, "agent-token"), "kept-token\n", { mode: 0o644 });
   assert.equal(await loadOrCreateAgentToken(dir), "kept-token");
   assert.equal((await stat(join(dir, "agent-token"))).mode & 0o777, 0o600);
+  assert.equal(await readFile(join(dir, "agent-token"), "utf8"), "kept-token");
 });
 
 test("the owner's CLI finds the local agent's token in its state directory; a remote server never gets it", async (t) => {

@@ -13,7 +13,7 @@ type Kubeconfig = {
   kind: string;
   "current-context": string;
   clusters: { name: string; cluster: { server: string; "certificate-authority-data"?: string } }[];
-  users: { name: string; user: { tokenFile: string; token?: string } }[];
+  users: { name: string; user: { tokenFile: string; "token-file": string; token?: string } }[];
   contexts: { name: string; context: { cluster: string; user: string; namespace: string } }[];
 };
 
@@ -24,7 +24,7 @@ async function stateDir(t: TestContext): Promise<string> {
   return dir;
 }
 
-test("kubeconfig for an http agent names the recorded URL, the token file and the default namespace, and no token", async (t) => {
+test("kubeconfig for an http agent names the recorded URL, the token file (for kubectl and for client-node) and the default namespace, and no token", async (t) => {
   const dir = await stateDir(t);
   await writeAgentUrl(dir, "http://127.0.0.1:41234");
   const { ctx, out, err } = captureContext();
@@ -33,7 +33,7 @@ test("kubeconfig for an http agent names the recorded URL, the token file and th
   assert.equal(config.kind, "Config");
   assert.equal(config["current-context"], "probelet");
   assert.deepEqual(config.clusters, [{ name: "probelet", cluster: { server: "http://127.0.0.1:41234" } }]);
-  assert.deepEqual(config.users, [{ name: "probelet", user: { tokenFile: join(dir, "agent-token") } }]);
+  assert.deepEqual(config.users, [{ name: "probelet", user: { tokenFile: join(dir, "agent-token"), "token-file": join(dir, "agent-token") } }]);
   assert.deepEqual(config.contexts, [{ name: "probelet", context: { cluster: "probelet", user: "probelet", namespace: "default" } }]);
   assert.doesNotMatch(out(), /secret-token-value/);
 });

@@ -1,6 +1,7 @@
 // A kubeconfig (client-go clientcmd's v1 Config) for one probelet agent: one cluster, one user,
-// one context that is current. The user's token stays in its file (`tokenFile`, which kubectl has
-// read since 1.x), so the kubeconfig itself holds no secret.
+// one context that is current. The user's token stays in its file, so the kubeconfig itself holds
+// no secret: `tokenFile` is the field kubectl has read since 1.x; @kubernetes/client-node (1.4)
+// reads only `token-file`, so both name the file (kubectl ignores the second).
 import { stringify } from "yaml";
 
 /** KubeconfigInput is what the kubeconfig says: where the agent is and how to trust and reach it. */
@@ -34,7 +35,7 @@ export function buildKubeconfig(input: KubeconfigInput): string {
     apiVersion: "v1",
     kind: "Config",
     clusters: [{ name: KUBECONFIG_NAME, cluster }],
-    users: [{ name: KUBECONFIG_NAME, user: { tokenFile: input.tokenFile } }],
+    users: [{ name: KUBECONFIG_NAME, user: { tokenFile: input.tokenFile, "token-file": input.tokenFile } }],
     contexts: [{ name: KUBECONFIG_NAME, context: { cluster: KUBECONFIG_NAME, user: KUBECONFIG_NAME, namespace: input.namespace } }],
     "current-context": KUBECONFIG_NAME,
     preferences: {},

@@ -175,8 +175,14 @@ async function runAsProcess(): Promise<void> {
   };
   process.on("uncaughtException", fatal);
   process.on("unhandledRejection", fatal);
-  // A closed pipe (`probelet probe --watch | head -3`) ends the command quietly.
-  process.stdout.on("error", (err: NodeJS.ErrnoException) => (err.code === "EPIPE" ? process.exit(0) : fatal(err)));
+  // A closed pipe (`probelet probe --watch | head -3`) ends a command quietly; the agent, which
+  // must not orphan its pods, goes on without that output.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") fatal(err);
+    else if (!survivesUncaughtErrors()) process.exit(0);
+  });
+  // Once stderr is gone nothing can be reported: reporting its error there again would loop.
+  process.stderr.on("error", () => undefined);
   const release = keepAlive();
   const code = await runCli(process.argv.slice(2), processContext(controller));
   release();

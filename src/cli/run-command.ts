@@ -50,7 +50,8 @@ the kubelet does, serves the status API, and prints pod changes and events as th
 Ctrl-C stops every pod gracefully; a second Ctrl-C kills them at once.
 
 Flags:
-  -f, --filename FILE    a Pod manifest (multi-document YAML or JSON; "-" reads stdin); repeatable
+  -f, --filename FILE    a manifest of Pods, ConfigMaps and Secrets (multi-document YAML or JSON; "-" reads
+                         stdin; other kinds are skipped with a warning); repeatable
       --manifests DIR    a directory of manifests, watched like the kubelet's static pods
       --runtime NAME     process (default): each container is a local process group;
                          cri: real containers through containerd's CRI (images must be present)
@@ -249,8 +250,9 @@ async function runAgent(run: RunningAgent): Promise<number> {
   if (runtime instanceof ProcessRuntime) await runtime.reapOrphans();
   await agent.restore();
   for (const { name, text } of run.manifests) {
-    // Validated above; what can still fail is a name that a restored API pod already has.
     const report = applyManifest(agent, text, name === "-" ? "STDIN" : name, name === "-" ? "file:-" : `file:${resolve(name)}`, false);
+    // Pods were validated above: what is left is a name a restored API pod already has, and the
+    // ConfigMaps and Secrets refused (the rest of the file runs regardless).
     if (report.errors.length > 0) ctx.stderr(`error: ${report.errors.join("\n")}\n`);
   }
   const dir = values.manifests === undefined ? undefined : new ManifestDirectory(values.manifests, agent, clock, logger.child("manifests"), (r) => {

@@ -3,7 +3,7 @@
 // /healthz. Local clients of the same user find it there by themselves; others are given it in a
 // file or an environment variable, never on a command line, where `ps` would show it.
 import { randomBytes } from "node:crypto";
-import { chmod, open, stat } from "node:fs/promises";
+import { chmod, open, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { readSmallFile } from "../util/read-bounded-file.js";
 
@@ -24,6 +24,9 @@ export function tokenPath(stateDir: string): string {
  * loadOrCreateAgentToken returns the token of the state directory, creating it (0600, exclusive
  * create, so two starts never write two tokens) when there is none. An existing token file that
  * others may read is narrowed to 0600 first: a token someone else could have read is not a secret.
+ * The file holds the token alone, without a newline: kubectl trims what a kubeconfig's token file
+ * holds, but @kubernetes/client-node sends it as it is (a newline makes the header illegal), so a
+ * file an older agent wrote with one is rewritten bare.
  */
 export async function loadOrCreateAgentToken(stateDir: string): Promise<string> {
   const path = tokenPath(stateDir);
@@ -31,7 +34,7 @@ export async function loadOrCreateAgentToken(stateDir: string): Promise<string> 
     const handle = await open(path, "wx", 0o600);
     try {
       const token = randomBytes(TOKEN_BYTES).toString("base64url");
-      await handle.writeFile(`${token}\n`);
+      await handle.writeFile(token);
       return token;
     } finally {
       await handle.close();
@@ -41,7 +44,9 @@ export async function loadOrCreateAgentToken(stateDir: string): Promise<string> 
   }
   const info = await stat(path);
   if ((info.mode & 0o077) !== 0) await chmod(path, 0o600);
-  return readTokenFile(path);
+  const token = await readTokenFile(path);
+  if ((await readSmallFile(path, MAX_TOKEN_FILE_BYTES)) !== token) await writeFile(path, token, { mode: 0o600 });
+  return token;
 }
 
 /**

@@ -130,3 +130,17 @@ test("a namespaced watch sees only its namespace", () => {
   store.create("pods", thing("b", "team"));
   assert.deepEqual(seen, ["team/b"]);
 });
+
+test("a seeded revision continues the counter above it, and a watch from before it is 410 Expired", () => {
+  const store = newStore();
+  store.create("pods", thing("a"));
+  store.seedRevision(500);
+  assert.equal(store.resourceVersion, "500");
+  assert.equal(store.create("pods", thing("b")).metadata.resourceVersion, "501");
+  assert.throws(() => store.watch("pods", { fromResourceVersion: 1 }, () => undefined), (e: unknown) => e instanceof StoreError && e.code === 410);
+  const seen: string[] = [];
+  store.watch("pods", { fromResourceVersion: 500 }, (e) => seen.push(`${e.type} ${e.object.metadata.name ?? ""}`))();
+  assert.deepEqual(seen, ["ADDED b"], "a watch from the seed sees what came after it");
+  store.seedRevision(10);
+  assert.equal(store.resourceVersion, "501", "a lower seed changes nothing");
+});

@@ -103,6 +103,21 @@ export class ObjectStore {
     if (!this.tables.has(resource)) this.tables.set(resource, { options, objects: new Map(), history: [], evictedThrough: 0 });
   }
 
+  /**
+   * seedRevision continues the counter from `revision`, what an earlier agent on the same state
+   * may have handed out, so resourceVersions stay monotonic across a restart (as etcd's revision
+   * survives an API server restart). That earlier history is gone: a watch from before `revision`
+   * gets 410 Expired and its client relists. A lower `revision` changes nothing.
+   */
+  seedRevision(revision: number): void {
+    if (revision <= this.revision) return;
+    this.revision = revision;
+    for (const table of this.tables.values()) {
+      table.history = [];
+      table.evictedThrough = revision;
+    }
+  }
+
   /** resourceVersion is the store's current revision, as a string (what lists report). */
   get resourceVersion(): string {
     return String(this.revision);
