@@ -17,10 +17,10 @@ test("agentIdFor is stable for one state directory and differs between two", () 
 });
 
 test("cleanupOrphans removes this agent's orphaned sandboxes only; another agent's and unlabelled ones stay", async () => {
-  const { runtime, agent } = startAgentOnFakes();
+  const { runtime, agent, stateDir } = startAgentOnFakes();
   const sandbox = (uid: string, labels: Record<string, string>) =>
     runtime.runPodSandbox({ podUid: uid, name: uid, namespace: "default", attempt: 0, hostNetwork: false, logDirectory: "", labels: { [LABEL_POD_UID]: uid, ...labels }, annotations: {} });
-  const mine = await sandbox("mine", { [LABEL_AGENT]: agentIdFor("/nonexistent/probelet-test") });
+  const mine = await sandbox("mine", { [LABEL_AGENT]: agentIdFor(stateDir) });
   const theirs = await sandbox("theirs", { [LABEL_AGENT]: agentIdFor("/elsewhere") });
   const legacy = await sandbox("legacy", {});
   await agent.cleanupOrphans();
@@ -32,9 +32,9 @@ test("cleanupOrphans removes this agent's orphaned sandboxes only; another agent
 });
 
 test("the sandboxes an agent creates carry its owner label, and so do their containers", async () => {
-  const { clock, runtime, agent } = startAgentOnFakes();
+  const { clock, runtime, agent, stateDir } = startAgentOnFakes();
   await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
-  const id = agentIdFor("/nonexistent/probelet-test");
+  const id = agentIdFor(stateDir);
   assert.ok([...runtime.sandboxes.values()].every((s) => ownedBy(s.labels, id)));
   assert.ok([...runtime.containers.values()].length > 0 && [...runtime.containers.values()].every((c) => ownedBy(c.labels, id)));
   await agent.close(0);

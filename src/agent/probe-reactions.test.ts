@@ -103,7 +103,13 @@ test("[case 158] termination: liveness and startup stop, then the kill, then Rem
   assert.ok(!agent.listEvents("default").some((e) => e.message.includes("failed liveness probe")));
 
   for (let s = 0; s < 4; s++) await clock.advance(1000);
-  await flushMicrotasks(50);
+  // No more fake time passes from here: the removal after the kill does file I/O that the fake
+  // clock cannot see, so wait (bounded, real time) for it to settle.
+  const present = (): boolean => agent.listPods("default").some((p) => p.metadata.name === "p");
+  for (let i = 0; i < 200 && (present() || agent.probeManager.workerCount() > 0); i++) {
+    await flushMicrotasks(20);
+    await new Promise((r) => setTimeout(r, 5));
+  }
   assert.deepEqual(workers(), { liveness: false, readiness: false }, "RemovePod after the kill");
   assert.equal(agent.probeManager.workerCount(), 0);
   assert.throws(() => agent.getPod("default", "p"), /not found/);

@@ -8,6 +8,7 @@ import type { Container, Pod } from "../api/types.js";
 import { RuntimeError, type ContainerConfig, type PodSandboxConfig } from "../runtime/runtime.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
+import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
 
 /** FailingRuntime fails sandboxes or container creations with a chosen RuntimeError. */
@@ -27,7 +28,7 @@ class FailingRuntime extends FakeRuntime {
 function start(): { clock: FakeClock; runtime: FailingRuntime; agent: Agent } {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FailingRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: "/nonexistent/probelet-test", clock, nodeName: "node-a" });
+  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
   agent.start();
   return { clock, runtime, agent };
 }
