@@ -7,7 +7,6 @@
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Pod } from "../api/types.js";
-import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { newApiStore } from "../apiserver/resources/registry.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
@@ -25,7 +24,8 @@ import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
-import { apiPodsToSave, ensureNamespace, removeStoredPod, specOf, writePodStatus } from "./pod-store-sync.js";
+import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
+import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
 import { execContainerOf } from "./exec-target.js";
 import type { ExecStatus } from "../apiserver/exec/exec-status.js";
@@ -45,8 +45,6 @@ import { readContainerLog } from "./container-logs.js";
 import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
-import { mergeApiConditions } from "./pod-conditions.js";
-import { refreshReadyConditions } from "./pod-status.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
@@ -134,6 +132,8 @@ export class Agent extends StoreView implements AgentApi {
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
   private readonly state: StateStore;
+  /** Applies the api pod source's changes (kubelet HandlePodAdditions/Updates/Removes). */
+  private readonly apiPods: ApiPodReconciler;
   /** The API's namespaces, configmaps and secrets in the state directory. */
   private readonly objectFiles: ApiObjectFiles;
   /** The resourceVersion mark that keeps versions monotonic across restarts. */
@@ -204,8 +204,18 @@ export class Agent extends StoreView implements AgentApi {
     this.revisions = new RevisionFile(options.stateDir, this.logger.child("state"));
     this.wireProbeReactions();
     this.statusManager.subscribe((uid) => this.publishPod(uid));
+    this.apiPods = new ApiPodReconciler({
+      store: this.store, nodeName, statusManager: this.statusManager, configObjects: this.configObjects, state: this.state, clock: this.clock, logger: this.logger,
+      workers: {
+        worker: (uid) => this.workers.get(uid),
+        start: (pod, source) => this.startWorker(pod, source),
+        publish: (uid) => this.publishPod(uid),
+        terminate: (worker, grace, deletionTimestamp) => void this.deleteRecord(worker, grace, deletionTimestamp),
+        closing: () => this.closing,
+      },
+    });
     this.stopWatches.push(
-      watchApiPods(this.store, nodeName, { add: (pod) => this.runApiPod(pod), update: (pod) => this.updateApiPod(pod), remove: (pod) => this.apiPodRemoved(pod) }),
+      watchApiPods(this.store, nodeName, this.apiPods),
       startNamespaceController(this.store, this.clock),
     );
   }
@@ -354,7 +364,7 @@ export class Agent extends StoreView implements AgentApi {
       // pod, and the pod runs at once; the source's notification then finds it running.
       ensureNamespace(this.store, input.metadata?.namespace ?? "default");
       const created = createApiPod(this.store, input, this.nodeName);
-      if (created.ok) this.runApiPod(created.pod);
+      if (created.ok) this.apiPods.add(created.pod);
       return created;
     }
     const result = admitManifestPod(input, source, uid, this.clock.now());
@@ -410,61 +420,6 @@ export class Agent extends StoreView implements AgentApi {
       this.statusManager.setPodStatus(pod, saved);
     }
     worker.queueSync();
-  }
-
-  /** runApiPod starts a pod the API pod source added (kubelet HandlePodAdditions). */
-  private runApiPod(stored: Pod): void {
-    const uid = stored.metadata.uid ?? "";
-    if (this.workers.has(uid)) return;
-    this.startWorker(specOf(stored), "api");
-    this.publishPod(uid);
-    if (stored.metadata.deletionTimestamp !== undefined) this.updateApiPod(stored);
-    void this.saveApiPods();
-  }
-
-  /**
-   * updateApiPod applies a change of a running API pod (kubelet HandlePodUpdates): a deletion
-   * started (or shortened) terminates it with the deletion's grace period; a spec change (a
-   * container image) is synced, and the sync restarts the containers whose spec hash changed.
-   */
-  private updateApiPod(stored: Pod): void {
-    const worker = this.workers.get(stored.metadata.uid ?? "");
-    if (worker === undefined) return;
-    const { deletionTimestamp, deletionGracePeriodSeconds } = stored.metadata;
-    if (deletionTimestamp !== undefined) {
-      void this.deleteRecord(worker, deletionGracePeriodSeconds ?? 0, deletionTimestamp);
-      return;
-    }
-    const next = specOf(stored);
-    if (sameJson(next.spec, worker.record.pod.spec) && sameJson(next.metadata.labels, worker.record.pod.metadata.labels) && sameJson(next.metadata.annotations, worker.record.pod.metadata.annotations)) {
-      this.adoptApiConditions(worker.record.pod, stored.status);
-      return;
-    }
-    worker.record.pod = next;
-    this.configObjects.registerPod?.(next);
-    this.statusManager.setPodStatus(next, this.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
-    worker.queueSync();
-    void this.saveApiPods();
-  }
-
-  /**
-   * adoptApiConditions takes the conditions the kubelet does not own (a readiness gate's) from
-   * the API's copy of a pod and recomputes Ready with them, as the kubelet's generateAPIPodStatus
-   * does on its next sync.
-   */
-  private adoptApiConditions(pod: Pod, api: Pod["status"]): void {
-    const own = this.statusManager.getPodStatus(pod.metadata.uid ?? "");
-    const merged = own === undefined ? undefined : mergeApiConditions(own, api);
-    if (merged === undefined) return;
-    refreshReadyConditions(pod, merged, this.clock.now());
-    this.statusManager.setPodStatus(pod, merged);
-  }
-
-  /** apiPodRemoved handles a pod deleted from the store at once (grace 0): it is killed without grace. */
-  private apiPodRemoved(stored: Pod): void {
-    const worker = this.workers.get(stored.metadata.uid ?? "");
-    if (worker !== undefined) void this.deleteRecord(worker, 0, stored.metadata.deletionTimestamp);
-    void this.saveApiPods();
   }
 
   /**
@@ -528,7 +483,7 @@ export class Agent extends StoreView implements AgentApi {
       void this.state.forgetPod(uid);
       writePodStatus(this.store, record.pod, record.source !== "api", this.withStatus(record.pod).status);
       removeStoredPod(this.store, record.pod);
-      if (record.source === "api") void this.saveApiPods();
+      if (record.source === "api") void this.apiPods.save();
     }
     this.statusManager.removePod(uid);
     this.configObjects.unregisterPod?.(record.pod);
@@ -554,12 +509,6 @@ export class Agent extends StoreView implements AgentApi {
       if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
     writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
-  }
-
-  /** saveApiPods records the store's API pods of this node (specs only) for the next agent. */
-  private async saveApiPods(): Promise<void> {
-    if (this.closing) return;
-    await this.state.saveApiPods(apiPodsToSave(this.store, this.nodeName)).catch((err: unknown) => this.logger.warn("Cannot save API pods", { err }));
   }
 
   // ---- deletion for in-process callers, and the node's functions ----
