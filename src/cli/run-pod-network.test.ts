@@ -4,17 +4,18 @@
 // stop releases every namespace and IP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Pod } from "../api/types.js";
 import { getJson } from "../../test/cri/agent-cli.js";
+import { releasePodNetworks } from "../../test/pod-network-cleanup.js";
 import { freePort } from "../../test/cri/containerd-env.js";
 import { supervisorAvailable } from "../runtime/process/supervised-process.js";
-import { PodNetwork } from "../runtime/process/pod-network.js";
+import { PodNetwork, podNetnsDir } from "../runtime/process/pod-network.js";
 import { podBridgeName } from "../runtime/process/pod-cidr.js";
 import { systemClock } from "../util/clock.js";
 import { silentLogger } from "../util/logger.js";
@@ -75,18 +76,7 @@ test(
         await exited(child);
       }
       // Whatever a failed run left: namespace mounts, the bridge, the forwarding the bridge plugin turned on.
-      for (const name of await readdir(join(stateDir, "netns")).catch(() => [] as string[])) {
-        try {
-          execFileSync("umount", [join(stateDir, "netns", name)], { stdio: "ignore" });
-        } catch {
-          // Not mounted.
-        }
-      }
-      try {
-        execFileSync("ip", ["link", "del", bridge], { stdio: "ignore" });
-      } catch {
-        // Never made.
-      }
+      releasePodNetworks(stateDir);
       writeFileSync("/proc/sys/net/ipv4/ip_forward", ipForward);
       await rm(dir, { recursive: true, force: true, maxRetries: 10 });
     });
@@ -121,7 +111,8 @@ test(
     const second = children[1]!;
     second.kill("SIGTERM");
     await exited(second);
-    assert.deepEqual(await readdir(join(stateDir, "netns")), [], "no namespace is left");
+    assert.ok(!existsSync(podNetnsDir(stateDir)), "no namespace is left");
+    assert.ok(!existsSync(`/sys/class/net/${bridge}`), "the bridge is gone with the last pod");
     const reserved = await readdir(join(stateDir, "cni-ipam", `probelet-${bridge}`)).catch(() => [] as string[]);
     assert.deepEqual(reserved.filter((f) => ips.includes(f)), [], "both IPs are released");
   },

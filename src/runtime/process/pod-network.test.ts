@@ -9,7 +9,7 @@ import { after, test } from "node:test";
 import { silentLogger } from "../../util/logger.js";
 import { systemClock } from "../../util/clock.js";
 import { cidrContains, defaultPodCidr, parsePodCidr, podBridgeName, type PodCidr } from "./pod-cidr.js";
-import { PodNetwork } from "./pod-network.js";
+import { PodNetwork, podNetnsDir } from "./pod-network.js";
 import { ProcessRuntime } from "./process-runtime.js";
 import { supervisorAvailable } from "./supervised-process.js";
 import { isAlive, testContainerConfig, testSandboxConfig, waitFor } from "../../../test/process-testing.js";
@@ -43,11 +43,15 @@ after(async () => {
     }
   }
   if (!skip) {
-    execFileSync("ip", ["link", "del", bridge], { stdio: "ignore" });
+    if (bridgeExists()) execFileSync("ip", ["link", "del", bridge], { stdio: "ignore" });
     writeFileSync("/proc/sys/net/ipv4/ip_forward", ipForward);
   }
   await rm(dir, { recursive: true, force: true });
 });
+
+function bridgeExists(): boolean {
+  return existsSync(`/sys/class/net/${bridge}`);
+}
 
 function open(): ProcessRuntime {
   const runtime = new ProcessRuntime({ stateDir, podNetwork: network });
@@ -142,7 +146,7 @@ test("a runtime over the same state directory (the agent was killed) adopts each
   const exec = await second.runInContainer(pod.id, ["ip", "-4", "-o", "addr", "show", "eth0"], { timeoutMs: 5000 });
   assert.match(exec.stdout.toString(), new RegExp(`inet ${pod.ip.replaceAll(".", "\\.")}/`), "exec after adoption still enters the pod's namespace");
 
-  const netns = join(stateDir, "netns", pod.sandboxId);
+  const netns = join(podNetnsDir(stateDir), pod.sandboxId);
   assert.ok(existsSync(netns));
   const ipam = (): Promise<string[]> => readdir(join(stateDir, "cni-ipam", `probelet-${bridge}`)).catch(() => []);
   assert.ok((await ipam()).includes(pod.ip), "host-local holds the pod's IP");
@@ -152,4 +156,14 @@ test("a runtime over the same state directory (the agent was killed) adopts each
   assert.ok(!(await ipam()).includes(pod.ip), "the IP is released");
   assert.equal(vethsOnBridge(), vethsWithPod - 1, "the pod's veth is gone from the bridge");
   await second.removePodSandbox(pod.sandboxId);
+});
+
+test("closing the runtime once its last pod network is gone deletes the bridge and the namespace directory", { skip, timeout: 60_000 }, async () => {
+  const runtime = open();
+  await startWeb(runtime, "pod-d");
+  assert.ok(bridgeExists());
+  for (const sandbox of await runtime.listPodSandboxes()) await runtime.removePodSandbox(sandbox.id);
+  await runtime.close();
+  assert.ok(!bridgeExists(), "the bridge is gone");
+  assert.ok(!existsSync(podNetnsDir(stateDir)), "the namespace directory is gone");
 });

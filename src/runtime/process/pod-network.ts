@@ -2,18 +2,20 @@
 // host-local IPAM, as containerd's CRI plugin does for its pod sandboxes (RunPodSandbox: a new
 // named netns, then CNI ADD of the loopback plugin and of the configured network; StopPodSandbox:
 // CNI DEL, then the netns is removed). The namespace is made persistent by a bind mount of
-// /proc/<pid>/ns/net on a file under the agent's state directory (what `ip netns add` does under
-// /run/netns), so it outlives the agent and the next agent adopts it with the pod.
-import { mkdir, open, rm } from "node:fs/promises";
+// /proc/<pid>/ns/net on a file under /run/probelet/<state directory tag>/netns (what `ip netns
+// add` does under /run/netns), so it outlives the agent and the next agent adopts it with the pod.
+// It lives in /run, not in the state directory: it cannot outlive a reboot, and a mount point
+// inside the state directory would make deleting that directory fail with EBUSY.
+import { mkdir, open, rm, rmdir } from "node:fs/promises";
 import { isIPv4 } from "node:net";
 import { networkInterfaces } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { CommandResult, CommandRunOptions } from "../../probe/command-runner.js";
 import type { Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import { runCniPlugin, type CniResult } from "./cni-plugin.js";
 import { lookPath } from "./container-launch.js";
-import { cidrContains, parsePodCidr, type PodCidr } from "./pod-cidr.js";
+import { cidrContains, parsePodCidr, stateDirTag, type PodCidr } from "./pod-cidr.js";
 
 /** DEFAULT_CNI_PLUGIN_DIR is where Debian's containernetworking-plugins installs the plugins. */
 export const DEFAULT_CNI_PLUGIN_DIR = "/usr/lib/cni";
@@ -24,10 +26,13 @@ export const POD_INTERFACE = "eth0";
 /** TOOL_TIMEOUT_MS bounds one run of unshare or umount. */
 const TOOL_TIMEOUT_MS = 10_000;
 
+/** RUN_ROOT is where the agents' runtime files go (a tmpfs on Debian). */
+export const RUN_ROOT = "/run/probelet";
+
 /** REQUIRED_PLUGINS are the plugin binaries a pod network needs. */
 const REQUIRED_PLUGINS = ["loopback", "bridge", "host-local"];
 /** REQUIRED_TOOLS are the util-linux tools: netns creation and removal, and exec into a pod. */
-const REQUIRED_TOOLS = ["unshare", "umount", "nsenter"] as const;
+const REQUIRED_TOOLS = ["unshare", "umount", "nsenter", "ip"] as const;
 
 /** PodNetworkOptions configure the process runtime's pod network. */
 export interface PodNetworkOptions {
@@ -67,7 +72,7 @@ export class PodNetwork {
     private readonly logger: Logger,
   ) {
     this.pluginDir = options.pluginDir ?? DEFAULT_CNI_PLUGIN_DIR;
-    this.netnsDir = join(stateDir, "netns");
+    this.netnsDir = podNetnsDir(stateDir);
     this.ipamDir = join(stateDir, "cni-ipam");
     this.cidr = parsePodCidr(options.podCidr);
   }
@@ -147,7 +152,18 @@ export class PodNetwork {
     this.logger.debug("pod network torn down", { sandboxId, netns });
   }
 
-  /** netnsPath is where the sandbox's namespace is bound: <stateDir>/netns/<sandbox ID>. */
+  /**
+   * removeBridge deletes the agent's bridge and its empty runtime directories once no pod is
+   * attached (the agent's last pod network is gone); what is missing already is fine.
+   */
+  async removeBridge(): Promise<void> {
+    await this.tool(["ip", "link", "del", this.options.bridge], "delete the bridge").catch(() => undefined);
+    await rmdir(this.netnsDir).catch(() => undefined);
+    await rmdir(dirname(this.netnsDir)).catch(() => undefined);
+    this.logger.debug("pod bridge removed", { bridge: this.options.bridge });
+  }
+
+  /** netnsPath is where the sandbox's namespace is bound: podNetnsDir(stateDir)/<sandbox ID>. */
   netnsPath(sandboxId: string): string {
     return join(this.netnsDir, sandboxId);
   }
@@ -191,7 +207,7 @@ export class PodNetwork {
     await rm(path, { force: true });
   }
 
-  private async tool(argv: ["unshare" | "umount", ...string[]], what: string): Promise<void> {
+  private async tool(argv: ["unshare" | "umount" | "ip", ...string[]], what: string): Promise<void> {
     const file = this.tools.get(argv[0]) ?? argv[0];
     const result = await this.run([file, ...argv.slice(1)], { env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" }, timeoutMs: TOOL_TIMEOUT_MS });
     if (result.exitCode !== 0) throw new Error(`cannot ${what}: ${(result.stderr.toString("utf8").trim() || `exit status ${result.exitCode}`).slice(0, 512)}`);
@@ -202,6 +218,11 @@ export class PodNetwork {
 function podAddress(result: CniResult): string | undefined {
   const inPod = result.ips.filter((ip) => ip.interface === undefined || result.interfaces[ip.interface]?.name === POD_INTERFACE);
   return inPod.map((ip) => ip.address.split("/")[0] ?? "").find((a) => isIPv4(a));
+}
+
+/** podNetnsDir is where an agent binds its pods' namespaces: /run/probelet/<state directory tag>/netns. */
+export function podNetnsDir(stateDir: string): string {
+  return join(RUN_ROOT, stateDirTag(stateDir), "netns");
 }
 
 /**

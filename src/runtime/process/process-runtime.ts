@@ -332,7 +332,8 @@ export class ProcessRuntime implements Runtime {
   /**
    * close kills every container group run through pipes (they cannot outlive the agent), reaps
    * them and closes their logs; supervised containers keep running for the next runtime over the
-   * same state directory. Then it closes the owned runner. Idempotent.
+   * same state directory. With pod networks, the bridge is deleted when no sandbox holds a pod
+   * network any more. Then it closes the owned runner. Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -341,6 +342,7 @@ export class ProcessRuntime implements Runtime {
       this.closed.abort();
       if (!this.supervised) await Promise.all([...this.containers.values()].map((c) => this.forceStop(c)));
       await this.records?.idle();
+      if (this.network && ![...this.sandboxes.values()].some((s) => s.network)) await this.network.removeBridge();
       if (this.ownsRunner) await this.runner.close();
     })();
     return this.closing;
