@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { silentLogger } from "../../util/logger.js";
+import { createLogger, silentLogger } from "../../util/logger.js";
 import { systemClock } from "../../util/clock.js";
 import { cidrContains, defaultPodCidr, parsePodCidr, podBridgeName, type PodCidr } from "./pod-cidr.js";
 import { PodNetwork, podNetnsDir } from "./pod-network.js";
@@ -24,10 +24,11 @@ const pids: number[] = [];
 const ipForward = readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8");
 
 async function skipReason(): Promise<string | false> {
-  if (!(await supervisorAvailable())) return "the supervisor helper is not built (no C compiler)";
+  if (!haveSupervisor) return "the supervisor helper is not built (no C compiler)";
   const reason = await new PodNetwork(network, stateDir, () => Promise.reject(new Error("unused")), systemClock, silentLogger).unavailableReason();
   return reason ?? false;
 }
+const haveSupervisor = await supervisorAvailable();
 const skip = await skipReason();
 
 after(async () => {
@@ -108,6 +109,27 @@ test("pod networks are unavailable without the CNI plugins, and the reason names
   const reason = await new PodNetwork({ ...network, pluginDir: dir }, stateDir, () => Promise.reject(new Error("unused")), systemClock, silentLogger).unavailableReason();
   if (process.getuid?.() === 0) assert.match(reason ?? "", /the CNI plugin .*loopback is missing \(Debian package containernetworking-plugins\)/);
   else assert.match(reason ?? "", /need root/);
+});
+
+test("pod networks are unavailable when another interface already has an address in the pod CIDR", { skip }, async () => {
+  const reason = await new PodNetwork({ ...network, podCidr: "127.0.0.0/8" }, stateDir, () => Promise.reject(new Error("unused")), systemClock, silentLogger).unavailableReason();
+  assert.equal(reason, "the pod CIDR 127.0.0.0/8 overlaps address 127.0.0.1 of interface lo; choose another with --pod-cidr");
+});
+
+test("without a usable pod network the runtime says why once, and its pods share the host's network (pod IP 127.0.0.1)", { skip: haveSupervisor ? false : "the supervisor helper is not built (no C compiler)" }, async () => {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "warn", write: (line) => lines.push(line) });
+  const fallbackDir = join(dir, "fallback");
+  const runtime = new ProcessRuntime({ stateDir: fallbackDir, logger, podNetwork: { ...network, pluginDir: join(dir, "no-plugins") } });
+  runtimes.push(runtime);
+  const sandbox = testSandboxConfig(join(fallbackDir, "logs"));
+  const first = await runtime.runPodSandbox(sandbox);
+  const second = await runtime.runPodSandbox({ ...sandbox, podUid: "other" });
+  assert.equal((await runtime.podSandboxStatus(first)).podIP, "127.0.0.1");
+  assert.equal((await runtime.podSandboxStatus(second)).podIP, "127.0.0.1");
+  const said = lines.map((l) => JSON.parse(l) as { msg: string; reason?: string }).filter((l) => l.msg === "Process pods share the host's network");
+  assert.equal(said.length, 1);
+  assert.match(said[0]?.reason ?? "", process.getuid?.() === 0 ? /the CNI plugin .*loopback is missing/ : /need root/);
 });
 
 test("two pods listening on the same port each get their own IP in the pod CIDR and answer there; exec runs in the pod's namespace", { skip, timeout: 60_000 }, async () => {
