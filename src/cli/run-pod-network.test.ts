@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import type { Pod } from "../api/types.js";
 import { getJson } from "../../test/cri/agent-cli.js";
 import { releasePodNetworks } from "../../test/pod-network-cleanup.js";
+import { waitFor } from "../../test/process-testing.js";
 import { freePort } from "../../test/cri/containerd-env.js";
 import { supervisorAvailable } from "../runtime/process/supervised-process.js";
 import { PodNetwork, podNetnsDir } from "../runtime/process/pod-network.js";
@@ -30,16 +31,6 @@ async function skipReason(): Promise<string | false> {
   return reason ?? false;
 }
 const skip = await skipReason();
-
-/** waitUntil polls `check` every 100 ms until it returns a value, at most `tries` times. */
-async function waitUntil<T>(what: string, tries: number, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const podReady = (pod: Pod | undefined): boolean => pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
@@ -84,11 +75,12 @@ test(
 
     const first = start();
     // Ready, and older than the 10 s within which an agent restart does not keep probe state.
-    const ready = async (name: string): Promise<Pod> => waitUntil(`${name} Ready, 11 s old`, 300, async () => {
-      const got = await pod(name);
-      const age = Date.now() - Date.parse(got?.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? "");
-      return podReady(got) && age > 11_000 ? got : undefined;
-    });
+    const ready = (name: string): Promise<Pod> =>
+      waitFor(`${name} Ready, 11 s old`, async () => {
+        const got = await pod(name).catch(() => undefined);
+        const age = Date.now() - Date.parse(got?.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? "");
+        return podReady(got) && age > 11_000 ? got : undefined;
+      }, { timeoutMs: 30_000, intervalMs: 100 });
     const [alpha, beta] = [await ready("alpha"), await ready("beta")];
     const ips = [alpha.status?.podIP ?? "", beta.status?.podIP ?? ""];
     for (const ip of ips) assert.match(ip, /^10\.88\.252\.\d+$/, "the pod IP is in --pod-cidr, not the host's");
