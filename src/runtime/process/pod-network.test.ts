@@ -152,6 +152,21 @@ test("two pods listening on the same port each get their own IP in the pod CIDR 
   session.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   assert.equal(await session.exit, 0);
   assert.match(out, new RegExp(`inet ${b.ip.replaceAll(".", "\\.")}/24`));
+
+  const tty = await runtime.execStream(b.id, ["ip", "-4", "-o", "addr", "show", "eth0"], { stdin: false, tty: true });
+  let screen = "";
+  tty.stdout.on("data", (chunk: Buffer) => (screen += chunk.toString()));
+  assert.equal(await tty.exit, 0);
+  assert.match(screen, new RegExp(`inet ${b.ip.replaceAll(".", "\\.")}/24`), "a tty exec runs in the pod's namespace too");
+});
+
+test("a hostNetwork pod shares the host's network even when pods get their own: pod IP 127.0.0.1, no namespace", { skip, timeout: 30_000 }, async () => {
+  const runtime = open();
+  const sandbox = testSandboxConfig(join(dir, "logs", "host"), { name: "host", podUid: "uid-host", hostNetwork: true });
+  const id = await runtime.runPodSandbox(sandbox);
+  assert.equal((await runtime.podSandboxStatus(id)).podIP, "127.0.0.1");
+  assert.ok(!existsSync(join(podNetnsDir(stateDir), id)));
+  await runtime.removePodSandbox(id);
 });
 
 test("a runtime over the same state directory (the agent was killed) adopts each pod with its namespace and IP, and removing the pod frees both", { skip, timeout: 60_000 }, async () => {
