@@ -438,7 +438,7 @@ export class ProcessRuntime implements Runtime {
     if (!this.records) return;
     if (!(await supervisorAvailable(this.supervisorPath))) {
       this.logger.warn("Process containers will not outlive the agent: the supervisor helper is missing (build it with a C compiler: npm run build); they run through pipes and stop with the agent", { supervisor: this.supervisorPath });
-      if (podNetwork) this.logger.warn("Process pods share the host's network: a pod network namespace needs the supervisor helper");
+      if (podNetwork) this.logger.warn("Process pods share the host's network", { reason: "a pod network namespace needs the supervisor helper" });
       return;
     }
     this.supervised = true;
