@@ -31,8 +31,11 @@ export const RUN_ROOT = "/run/probelet";
 
 /** REQUIRED_PLUGINS are the plugin binaries a pod network needs. */
 const REQUIRED_PLUGINS = ["loopback", "bridge", "host-local"];
-/** REQUIRED_TOOLS are the util-linux tools: netns creation and removal, and exec into a pod. */
-const REQUIRED_TOOLS = ["unshare", "umount", "nsenter", "ip"] as const;
+/**
+ * REQUIRED_TOOLS are the host tools, with their Debian package: netns creation and removal,
+ * exec into a pod, and the bridge's removal.
+ */
+const REQUIRED_TOOLS = { unshare: "util-linux", umount: "mount", nsenter: "util-linux", ip: "iproute2" } as const;
 
 /** PodNetworkOptions configure the process runtime's pod network. */
 export interface PodNetworkOptions {
@@ -106,9 +109,9 @@ export class PodNetwork {
       const found = await lookPath(join(this.pluginDir, plugin), "", "/").catch(() => undefined);
       if (found === undefined) return `the CNI plugin ${join(this.pluginDir, plugin)} is missing (Debian package containernetworking-plugins)`;
     }
-    for (const tool of REQUIRED_TOOLS) {
+    for (const [tool, pkg] of Object.entries(REQUIRED_TOOLS)) {
       const found = await lookPath(tool, process.env["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin", "/").catch(() => undefined);
-      if (found === undefined) return `${tool} (util-linux) is not installed`;
+      if (found === undefined) return `${tool} (Debian package ${pkg}) is not installed`;
       this.tools.set(tool, found);
     }
     const cidr = this.cidr;
