@@ -52,12 +52,13 @@ export function podBridgeName(stateDir: string): string {
 }
 
 /**
- * defaultPodCidr is 10.88.N.0/24 with N from the state directory's tag: outside
+ * defaultPodCidr is 10.88.N.0/24 with N (0 to 199) from the state directory's tag: outside
  * scripts/containerd.sh's 10.244.77.0/24 and, for most pairs of state directories, apart from
- * each other's. --pod-cidr sets it.
+ * each other's; 10.88.200.0 to 10.88.255.255 stay free for chosen ones (the tests use them).
+ * --pod-cidr sets it.
  */
 export function defaultPodCidr(stateDir: string): string {
-  return `10.88.${Number.parseInt(stateDirTag(stateDir).slice(0, 2), 16)}.0/24`;
+  return `10.88.${Number.parseInt(stateDirTag(stateDir), 16) % 200}.0/24`;
 }
 
 function prefixMask(prefix: number): number {
