@@ -11,7 +11,7 @@
  * exit is recorded in the state file (atomically: a temporary file, then rename), then it exits.
  *
  * Protocol (src/runtime/process/supervisor-protocol.ts is the other side):
- *   stdin  = "probelet-supervisor/2" NUL, then NUL-terminated fields: log path ("" = no log),
+ *   stdin  = "probelet-supervisor/3" NUL, then NUL-terminated fields: log path ("" = no log),
  *            state file path, working dir, executable path, max line size (decimal),
  *            argc (decimal), argv..., envc (decimal), "K=V" env entries..., then mount fields
  *            (decimal count, a multiple of 3): host path, container path, "ro" or "rw" for each
@@ -19,9 +19,12 @@
  *            namespace (unshare CLONE_NEWNS, "/" made MS_PRIVATE recursively) in which each host
  *            path is bind-mounted at its container path (missing mount points are created as
  *            empty directories, or empty files for a file source), read-only ones remounted
- *            MS_RDONLY.
+ *            MS_RDONLY. Last, the network namespace: "" (the agent's) or the absolute path of a
+ *            bind-mounted namespace file, which the container joins (setns CLONE_NEWNET) before
+ *            anything else, as runc joins a pod's netns path.
  *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
  *            "mounterror <errno>\n" (a mount failed; nothing runs),
+ *            "netnserror <errno>\n" (the network namespace cannot be joined; nothing runs),
  *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
  * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
  * max line size + 2 bytes of an unfinished line per stream.
@@ -47,7 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "probelet-supervisor/2"
+#define MAGIC "probelet-supervisor/3"
 #define MAX_SPEC (8u << 20)
 #define MAX_ITEMS 65536
 #define MAX_LINE_LIMIT (1u << 20)
@@ -208,6 +211,7 @@ typedef struct {
   const char *log_path, *state_path, *cwd, *file;
   char **argv, **envp;
   char **mounts; /* triples: host path, container path, "ro" | "rw" */
+  const char *netns; /* "" or the namespace file to join */
 } spec_t;
 
 static char *spec_buf;
@@ -285,6 +289,8 @@ static const char *read_spec(spec_t *spec) {
     if (spec->mounts[i][0] != '/' || spec->mounts[i + 1][0] != '/') return "mounts";
     if (strcmp(spec->mounts[i + 2], "ro") != 0 && strcmp(spec->mounts[i + 2], "rw") != 0) return "mounts";
   }
+  spec->netns = next_field();
+  if (!spec->netns || (spec->netns[0] != '\0' && spec->netns[0] != '/')) return "netns";
   if (spec_at != spec_len) return "trailing data";
   return NULL;
 }
@@ -366,21 +372,40 @@ static int setup_mounts(const spec_t *spec) {
   return 0;
 }
 
+/* join_netns moves the child into the spec's network namespace, if any; 0 or an errno. */
+static int join_netns(const spec_t *spec) {
+  if (spec->netns[0] == '\0') return 0;
+  int fd = open(spec->netns, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = setns(fd, CLONE_NEWNET) == 0 ? 0 : errno;
+  close(fd);
+  return err;
+}
+
+/* report_t is what a child that could not exec tells its supervisor: the step and its errno. */
+typedef struct {
+  int stage; /* STAGE_* */
+  int err;
+} report_t;
+
+enum { STAGE_EXEC, STAGE_MOUNT, STAGE_NETNS };
+
 static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   sigset_t none;
   sigemptyset(&none);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  int err = 0;
+  report_t report = {STAGE_EXEC, 0};
   int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) err = errno;
-  if (!err && (err = setup_mounts(spec)) != 0) err = -err; /* negative: a mount failed */
-  if (!err && chdir(spec->cwd) != 0) err = errno;
-  if (!err) {
+  if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) report.err = errno;
+  if (!report.err && (report.err = join_netns(spec)) != 0) report.stage = STAGE_NETNS;
+  if (!report.err && (report.err = setup_mounts(spec)) != 0) report.stage = STAGE_MOUNT;
+  if (!report.err && chdir(spec->cwd) != 0) report.err = errno;
+  if (!report.err) {
     execve(spec->file, spec->argv, spec->envp);
-    err = errno;
+    report.err = errno;
   }
-  (void)write_all(report_w, &err, sizeof err);
+  (void)write_all(report_w, &report, sizeof report);
   _exit(127);
 }
 
@@ -430,15 +455,15 @@ int main(void) {
   close(out_p[1]);
   close(err_p[1]);
   close(report_p[1]);
-  int exec_err = 0;
+  report_t report = {STAGE_EXEC, 0};
   ssize_t got;
-  do got = read(report_p[0], &exec_err, sizeof exec_err);
+  do got = read(report_p[0], &report, sizeof report);
   while (got < 0 && errno == EINTR);
   close(report_p[0]);
   if (got > 0) {
+    static const char *const words[] = {"error", "mounterror", "netnserror"};
     char text[64];
-    if (exec_err < 0) snprintf(text, sizeof text, "mounterror %d\n", -exec_err);
-    else snprintf(text, sizeof text, "error %d\n", exec_err);
+    snprintf(text, sizeof text, "%s %d\n", words[report.stage], report.err);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
     reply(text);
     return 1;

@@ -19,7 +19,7 @@
 #                                     DIR/control-plane/
 #   PROBELET_CP_DIR=DIR               the run directory (default /tmp/probelet-cp)
 #   PROBELET_CP_NODES="a b"           node names that get a token and a kubeconfig
-#                                     (default "probelet-a probelet-b probelet-c")
+#                                     (default "probelet-a probelet-b probelet-c probelet-d")
 #   PROBELET_CP_NODE_GRACE=40s        kube-controller-manager's --node-monitor-grace-period
 #   PROBELET_DEBIAN_MIRROR=URL        the Debian mirror (default: read from the machine's apt)
 #
@@ -38,7 +38,7 @@ BIN_DIR="$CP_CACHE/bin"
 STAMP="$BIN_DIR/stamp"
 RUN_DIR=${PROBELET_CP_DIR:-/tmp/probelet-cp}
 RUN_DIR=${RUN_DIR%/}
-NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c}
+NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c probelet-d}
 NODE_GRACE=${PROBELET_CP_NODE_GRACE:-40s}
 COMPONENTS="etcd kube-apiserver kube-controller-manager kube-scheduler"
 # The Debian packages this script builds from (suite names; the mirror comes from the machine).

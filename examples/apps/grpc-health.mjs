@@ -6,6 +6,8 @@ import * as protoLoader from "@grpc/proto-loader";
 import { fileURLToPath } from "node:url";
 
 const port = Number(process.env.PORT ?? 5000);
+// The pod IP (the manifest sets it from status.podIP), else loopback on the host's network.
+const host = process.env.POD_IP || "127.0.0.1";
 const protoPath = fileURLToPath(new URL("../../proto/health.proto", import.meta.url));
 const definition = grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { keepCase: true, enums: String }));
 const server = new grpc.Server();
@@ -17,11 +19,11 @@ server.addService(definition.grpc.health.v1.Health.service, {
   },
   Watch: (call) => call.end(),
 });
-server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err) => {
+server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err) => {
   if (err) {
     console.error(`grpc-health: ${err.message}`);
     process.exit(1);
   }
-  console.log(`grpc-health: serving on 127.0.0.1:${port}`);
+  console.log(`grpc-health: serving on ${host}:${port}`);
 });
 process.on("SIGTERM", () => server.tryShutdown(() => process.exit(0)));

@@ -1,12 +1,14 @@
 // A small web app for the examples: /healthz (liveness), /ready (readiness), and two switches
-// to try the kubelet's reactions by hand:
-//   curl -X POST localhost:$PORT/break     → /healthz answers 500: liveness fails, the container restarts
-//   curl -X POST localhost:$PORT/unready   → /ready answers 503: the pod goes NotReady (no restart)
-//   curl -X POST localhost:$PORT/ready     → ready again
+// to try the kubelet's reactions by hand ($POD_IP: the pod IP, 127.0.0.1 on the host's network):
+//   curl -X POST $POD_IP:$PORT/break     → /healthz answers 500: liveness fails, the container restarts
+//   curl -X POST $POD_IP:$PORT/unready   → /ready answers 503: the pod goes NotReady (no restart)
+//   curl -X POST $POD_IP:$PORT/ready     → ready again
+// It listens on $POD_IP (the manifest sets it from status.podIP), else on 127.0.0.1.
 // It exits cleanly on SIGTERM after finishing in-flight requests.
 import { createServer } from "node:http";
 
 const port = Number(process.env.PORT ?? 8080);
+const host = process.env.POD_IP || "127.0.0.1";
 const warmupMs = Number(process.env.WARMUP_MS ?? 0);
 const started = Date.now();
 let healthy = true;
@@ -26,7 +28,7 @@ const server = createServer((req, res) => {
   return reply(200, `hello from ${process.env.HOSTNAME ?? "web"} (pid ${process.pid})`);
 });
 
-server.listen(port, "127.0.0.1", () => console.log(`web: listening on 127.0.0.1:${port}`));
+server.listen(port, host, () => console.log(`web: listening on ${host}:${port}`));
 process.on("SIGTERM", () => {
   console.log("web: SIGTERM, shutting down");
   server.close(() => process.exit(0));

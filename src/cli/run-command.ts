@@ -31,6 +31,7 @@ import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
 import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
+import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/pod-cidr.js";
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
@@ -40,7 +41,7 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 
 /** RUN_HELP is the text of `probelet run --help`. */
 export const RUN_HELP = `Usage:
-  probelet run [-f FILE]... [--manifests DIR] [--runtime process|cri [--cri-socket PATH]] [--listen HOST:PORT]
+  probelet run [-f FILE]... [--manifests DIR] [--runtime process [--pod-cidr CIDR]|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
                [--leave-running] [--probe-history-window DURATION]
                [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
@@ -56,6 +57,8 @@ Flags:
       --runtime NAME     process (default): each container is a local process group;
                          cri: real containers through containerd's CRI (images must be present)
       --cri-socket PATH  the CRI socket (default $PROBELET_CRI_SOCKET, else /run/containerd/containerd.sock)
+      --pod-cidr CIDR    process runtime as root with the CNI plugins: the pods' subnet on the agent's
+                         bridge (default 10.88.N.0/24, N from the state directory); docs/cluster.md
       --leave-running    on exit, leave containers running for the next agent to adopt
       --listen ADDR      status API address (default ${DEFAULT_LISTEN}; port 0 picks one); off loopback
                          the API is served over HTTPS only
@@ -114,6 +117,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
   const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
+  const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
   const level = parseLevel(values["log-level"] ?? "warn");
   const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
   const logger = createLogger({ level });
@@ -151,7 +155,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
-    const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, clock, logger);
+    const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, podCidr, clock, logger);
     const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
     const agent = new Agent({
       runtime, stateDir, clock, logger: logger.child("agent"),
@@ -406,6 +410,7 @@ function parseRunArgs(argv: readonly string[]) {
         manifests: { type: "string" },
         runtime: { type: "string" },
         "cri-socket": { type: "string" },
+        "pod-cidr": { type: "string" },
         "leave-running": { type: "boolean" },
         listen: { type: "string" },
         "secure-listen": { type: "string" },
@@ -432,6 +437,15 @@ function parseRunArgs(argv: readonly string[]) {
   }
 }
 
+/** podCidrFlag reads --pod-cidr (process runtime only), else the state directory's default subnet. */
+function podCidrFlag(text: string | undefined, runtimeName: string, stateDir: string): string {
+  if (text === undefined) return defaultPodCidr(stateDir);
+  if (runtimeName !== "process") throw new UsageError("--pod-cidr is for the process runtime; containerd's CNI configuration gives CRI pods their IPs");
+  const parsed = parsePodCidr(text);
+  if (typeof parsed === "string") throw new UsageError(`--pod-cidr: Invalid value: "${text}": ${parsed}`);
+  return parsed.text;
+}
+
 /** parseHistoryWindow reads --probe-history-window: a Go duration from 1m to 168h. */
 function parseHistoryWindow(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -444,8 +458,8 @@ function parseHistoryWindow(text: string | undefined): number | undefined {
  * openRuntime builds the chosen runtime without changing anything in it; for CRI it checks that
  * the socket answers before anything starts.
  */
-async function openRuntime(name: string, socket: string | undefined, stateDir: string, clock: Clock, logger: Logger): Promise<Runtime> {
-  if (name === "process") return new ProcessRuntime({ clock, logger, stateDir });
+async function openRuntime(name: string, socket: string | undefined, stateDir: string, podCidr: string, clock: Clock, logger: Logger): Promise<Runtime> {
+  if (name === "process") return new ProcessRuntime({ clock, logger, stateDir, podNetwork: { podCidr, bridge: podBridgeName(stateDir) } });
   const path = socket ?? process.env["PROBELET_CRI_SOCKET"] ?? "/run/containerd/containerd.sock";
   const cgroupPrefix = process.env["PROBELET_CRI_CGROUP_PARENT"];
   const runtime = new CriRuntime({ socket: path, clock, logger, ...(cgroupPrefix ? { cgroupPrefix } : {}) });

@@ -15,6 +15,7 @@ import type { ContainerStatus, Pod } from "../api/types.js";
 import { getJson, getText } from "../../test/cri/agent-cli.js";
 import { freePort } from "../../test/cri/containerd-env.js";
 import { supervisorAvailable } from "../runtime/process/supervised-process.js";
+import { releasePodNetworks } from "../../test/pod-network-cleanup.js";
 
 const cli = fileURLToPath(new URL("./main.js", import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,6 +116,7 @@ test(
     t.after(async () => {
       await agents.stopAll();
       for (const pid of [...(await pidsRunning(serverArgv)), ...(await pidsRunning(workerArgv))]) process.kill(pid, "SIGKILL");
+      releasePodNetworks(join(dir, "state")); // what a failed run left of the pods' networks (root with the CNI plugins)
       await rm(dir, { recursive: true, force: true, maxRetries: 10 }); // supervisors may still be recording exits
     });
 
@@ -230,6 +232,7 @@ test("probelet run --leave-running on the process runtime: a stopped agent leave
   t.after(async () => {
     await agents.stopAll();
     for (const pid of await pidsRunning(argv)) process.kill(pid, "SIGKILL");
+    releasePodNetworks(stateDir); // as root with the CNI plugins the pod that was left running has its own network
     await rm(dir, { recursive: true, force: true, maxRetries: 10 }); // supervisors may still be recording exits
   });
   const leaving = spawn(process.execPath, [cli, "run", "-f", manifest, "--listen", `127.0.0.1:${new URL(api).port}`, "--state-dir", stateDir, "-q", "--leave-running"], { stdio: "ignore" });

@@ -1,7 +1,8 @@
-// Host networking in cluster mode. Process pods share the host's network namespace (and report
-// the loopback address), CRI host-network sandboxes report no IP; in a cluster such pods get the
-// node's address, as the kubelet gives hostNetwork pods the node IP (kubelet_pods.go
-// generateAPIPodStatus), because the API server's endpoint controllers refuse loopback addresses.
+// Host networking in cluster mode. Process pods without a pod network of their own share the
+// host's network namespace (and report the loopback address), CRI host-network sandboxes report
+// no IP; in a cluster such pods get the node's address, as the kubelet gives hostNetwork pods the
+// node IP (kubelet_pods.go generateAPIPodStatus), because the API server's endpoint controllers
+// refuse loopback addresses. Pods with their own network keep their IP.
 import type { PodSandboxStatus, Runtime } from "../runtime/runtime.js";
 
 /** LOOPBACK_POD_IP is what the process runtime reports for its host-network sandboxes. */

@@ -63,6 +63,8 @@ export type LifecycleState = "created" | "starting" | "running" | "exited";
 export interface ContainerExecContext {
   env: Record<string, string>;
   cwd: string;
+  /** The pod's network namespace file (recorded, so an adopted container keeps it); none: the host's network. */
+  netns?: string;
 }
 
 /** ContainerProcess is one container record and, once started, its process group. */

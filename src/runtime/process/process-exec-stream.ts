@@ -1,6 +1,7 @@
 // Interactive exec for the process runtime (`kubectl exec`): the command runs on the host with
-// the container's env and working directory, in its own process group, as exec probes do. The
-// container's mount namespace is not entered: process-runtime containers have none of their own.
+// the container's env and working directory, in its own process group, as exec probes do, and in
+// the pod's network namespace when it has one (through util-linux `nsenter`). The container's
+// mount namespace is not entered: only containers with volume mounts have one of their own.
 //
 // A terminal (tty) comes from util-linux `script`, which runs the command on a new
 // pseudo-terminal and copies between it and its own pipes; Node has no pty of its own. The
@@ -13,11 +14,14 @@ import { PassThrough, Writable } from "node:stream";
 import type { Clock } from "../../util/clock.js";
 import { RuntimeError, type ExecSession, type ExecStreamOptions, type TerminalSize } from "../runtime.js";
 import { LaunchError, lookPath, prepareLaunch, spawnFailureMessage } from "./container-launch.js";
+import { nsenterArgv } from "./pod-network.js";
 
 /** ExecContext is what a container gives its exec'd commands: its environment and working directory. */
 export interface ExecContext {
   env: Record<string, string>;
   cwd: string;
+  /** The pod's network namespace file; none: the host's network. */
+  netns?: string;
 }
 
 /** PTY_LOOKUP_ATTEMPTS bounds the wait for `script` to open the pty (attempts of PTY_LOOKUP_INTERVAL_MS). */
@@ -28,8 +32,9 @@ const PTY_LOOKUP_INTERVAL_MS = 20;
 const MAX_TERMINAL_DIMENSION = 0xffff;
 
 /**
- * startProcessExec starts argv with the container's env and working dir and streams attached.
- * Rejects with a RuntimeError StartFailed worded like runc when the working directory or the
+ * startProcessExec starts argv with the container's env and working dir and streams attached,
+ * inside the pod's network namespace (joined with `nsenter`, the resolved binary) when the
+ * context names one. Rejects with a RuntimeError StartFailed worded like runc when the working directory or the
  * executable is missing, or when a tty is asked for and `script` is not installed.
  */
 export async function startProcessExec(
@@ -37,31 +42,26 @@ export async function startProcessExec(
   context: ExecContext,
   options: ExecStreamOptions,
   clock: Clock,
+  nsenter = "nsenter",
 ): Promise<ExecSession> {
   const launch = await prepareLaunch(argv, context).catch((err: unknown) => {
     throw err instanceof LaunchError ? new RuntimeError("StartFailed", `OCI runtime exec failed: exec failed: ${err.message}: unknown`) : err;
   });
   const stdinMode = options.stdin ? "pipe" : "ignore";
+  const netns = context.netns;
+  const start = (file: string, args: readonly string[], argv0: string): ChildProcess => {
+    const [command = file, ...rest] = netns === undefined ? [file, ...args] : nsenterArgv(nsenter, netns, file, args);
+    return spawn(command, rest, { argv0: netns === undefined ? argv0 : command, env: launch.env, cwd: launch.cwd, stdio: [stdinMode, "pipe", "pipe"], detached: true });
+  };
   let child: ChildProcess;
   if (options.tty) {
     const scriptPath = await lookPath("script", process.env["PATH"] ?? "/usr/bin:/bin", "/").catch(() => {
       throw new RuntimeError("StartFailed", "exec with a tty needs util-linux `script`, which is not installed on this host");
     });
     // script runs its -c argument through $SHELL (else /bin/sh); -e returns the command's exit code.
-    child = spawn(scriptPath, ["-q", "-e", "-f", "-c", shellCommand(launch.file, argv), "/dev/null"], {
-      env: launch.env,
-      cwd: launch.cwd,
-      stdio: [stdinMode, "pipe", "pipe"],
-      detached: true,
-    });
+    child = start(scriptPath, ["-q", "-e", "-f", "-c", shellCommand(launch.file, argv), "/dev/null"], scriptPath);
   } else {
-    child = spawn(launch.file, argv.slice(1), {
-      argv0: argv[0] ?? launch.file,
-      env: launch.env,
-      cwd: launch.cwd,
-      stdio: [stdinMode, "pipe", "pipe"],
-      detached: true,
-    });
+    child = start(launch.file, argv.slice(1), argv[0] ?? launch.file);
   }
   return sessionOf(child, launch.file, options, clock);
 }

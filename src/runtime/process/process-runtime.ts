@@ -5,7 +5,8 @@ import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import type { CommandResult, CommandRunOptions } from "../../probe/command-runner.js";
+import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
+import { execTimeoutMessage } from "../../probe/exec.js";
 import { HostCommandRunner } from "../../probe/host-runner.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
@@ -23,7 +24,7 @@ import {
   type SandboxFilter,
 } from "../runtime.js";
 import { MAX_CONTAINER_LOG_LINE_SIZE } from "../log-format.js";
-import { containerArgv, containerCwd, containerEnv, LaunchError, prepareLaunch, type LaunchSpec } from "./container-launch.js";
+import { containerArgv, containerCwd, containerEnv, LaunchError, lookPath, prepareLaunch, type LaunchSpec } from "./container-launch.js";
 import { ContainerProcess, type ProcessStarter } from "./container-process.js";
 import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
@@ -33,6 +34,7 @@ import { GroupRecords } from "./group-records.js";
 import { containerRecord, RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
 import { restoreContainer } from "./container-adoption.js";
 import { defaultSupervisorPath, startSupervisedProcess, supervisorAvailable, type SupervisedProcess } from "./supervised-process.js";
+import { nsenterArgv, PodNetwork, type PodNetworkOptions, type SandboxNetwork } from "./pod-network.js";
 
 /** PROCESS_RUNTIME_NAME is what version() reports as runtimeName. */
 export const PROCESS_RUNTIME_NAME = "probelet-process";
@@ -53,6 +55,12 @@ export interface ProcessRuntimeOptions {
   stateDir?: string;
   /** The supervisor helper (default: build/probelet-supervisor); used only with a stateDir. */
   supervisorPath?: string;
+  /**
+   * A network namespace per pod (not hostNetwork) on this CNI bridge network. Used only with a
+   * stateDir, the supervisor, root and the CNI plugins; otherwise pods share the host's network
+   * and the reason is logged once. Without it, every pod shares the host's network.
+   */
+  podNetwork?: PodNetworkOptions;
 }
 
 const CRI_STATE: Record<ContainerInfo["state"], string> = {
@@ -102,6 +110,8 @@ export class ProcessRuntime implements Runtime {
   private readonly ready: Promise<void>;
   /** Aborted by close(): adopted containers stop being followed. */
   private readonly closed = new AbortController();
+  /** Set by recovery when pods get their own network namespaces (podNetwork given and usable). */
+  private network: PodNetwork | undefined;
 
   constructor(options: ProcessRuntimeOptions = {}) {
     this.clock = options.clock ?? systemClock;
@@ -115,7 +125,7 @@ export class ProcessRuntime implements Runtime {
     this.supervisorPath = options.supervisorPath ?? defaultSupervisorPath();
     // Every supervised container listens on the close signal: no listener limit.
     setMaxListeners(0, this.closed.signal);
-    this.ready = this.recover().catch((err: unknown) => this.logger.error("Cannot recover the process runtime's records", { err }));
+    this.ready = this.recover(options.stateDir === undefined ? undefined : options.podNetwork && { options: options.podNetwork, stateDir: options.stateDir }).catch((err: unknown) => this.logger.error("Cannot recover the process runtime's records", { err }));
   }
 
   /**
@@ -155,14 +165,20 @@ export class ProcessRuntime implements Runtime {
   async runPodSandbox(config: PodSandboxConfig): Promise<string> {
     await this.ready;
     this.assertOpen();
-    const sandbox = new ProcessSandbox(newId(), copySandboxConfig(config), this.clock.now());
+    const id = newId();
+    const network = this.network && !config.hostNetwork ? await this.setUpNetwork(this.network, id) : undefined;
+    const sandbox = new ProcessSandbox(id, copySandboxConfig(config), this.clock.now(), network);
     this.sandboxes.set(sandbox.id, sandbox);
     await this.saveSandbox(sandbox);
-    this.logger.debug("sandbox created", { sandboxId: sandbox.id, pod: config.name, podUID: config.podUid });
+    this.logger.debug("sandbox created", { sandboxId: sandbox.id, pod: config.name, podUID: config.podUid, podIP: sandbox.status().podIP });
     return sandbox.id;
   }
 
-  /** stopPodSandbox SIGKILLs every container group of the sandbox at once and waits for them. */
+  /**
+   * stopPodSandbox SIGKILLs every container group of the sandbox at once and waits for them,
+   * then releases the pod's network (CNI DEL, namespace removed), as containerd's
+   * StopPodSandbox tears down the network once the containers are gone.
+   */
   async stopPodSandbox(sandboxId: string): Promise<void> {
     await this.ready;
     const sandbox = this.sandbox(sandboxId);
@@ -170,8 +186,14 @@ export class ProcessRuntime implements Runtime {
       await Promise.all(this.containersOf(sandboxId).map((c) => this.forceStop(c)));
       sandbox.markNotReady();
       await this.saveSandbox(sandbox);
+      if (sandbox.network) await this.tearDownNetwork(sandbox.id, sandbox.network);
     })();
-    await sandbox.stopping;
+    try {
+      await sandbox.stopping;
+    } catch (err) {
+      sandbox.stopping = undefined; // a later stop retries the teardown
+      throw err;
+    }
   }
 
   /** removePodSandbox stops the sandbox, then removes it and its containers. Unknown IDs are ignored (CRI: idempotent). */
@@ -214,7 +236,8 @@ export class ProcessRuntime implements Runtime {
       });
     }
     const copy = copyContainerConfig(config);
-    const execContext = { env: containerEnv(copy, sandboxConfig), cwd: containerCwd(copy) };
+    const netns = this.sandboxes.get(sandboxId)?.network?.netns;
+    const execContext = { env: containerEnv(copy, sandboxConfig), cwd: containerCwd(copy), ...(netns !== undefined ? { netns } : {}) };
     const container = new ContainerProcess(id, sandboxId, copy, logPath, execContext, this.clock.now(), this.clock, this.logger);
     this.containers.set(id, container);
     this.names.set(name, id);
@@ -281,23 +304,36 @@ export class ProcessRuntime implements Runtime {
     return [...this.containers.entries()].map(([id, c]) => ({ id, podSandboxId: c.sandboxId, state: c.state }));
   }
 
-  /** runInContainer runs argv on the host with the container's env and working dir (CRI ExecSync). */
+  /**
+   * runInContainer runs argv on the host with the container's env and working dir (CRI
+   * ExecSync), inside the pod's network namespace when it has one. A command that is not found
+   * runs as is: it fails as it would in the namespace (the filesystem is the host's either way).
+   */
   async runInContainer(containerId: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
     await this.ready;
-    const { env, cwd } = this.runningContainer(containerId).execContext;
-    return this.runner.run(argv, { env, cwd, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
+    const { env, cwd, netns } = this.runningContainer(containerId).execContext;
+    const run = { env, cwd, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
+    const file = netns === undefined ? undefined : await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd).catch(() => undefined);
+    if (netns === undefined || file === undefined) return this.runner.run(argv, run);
+    try {
+      return await this.runner.run(nsenterArgv(this.nsenter(), netns, file, argv.slice(1)), run);
+    } catch (err) {
+      if (err instanceof CommandTimeoutError) throw new CommandTimeoutError(argv, err.timeoutMs, execTimeoutMessage(argv, err.timeoutMs), err.partialOutput);
+      throw err;
+    }
   }
 
   /** execStream starts argv on the host with the container's env and working dir, streams attached (CRI Exec). */
   async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
     await this.ready;
-    return startProcessExec(argv, this.runningContainer(containerId).execContext, options, this.clock);
+    return startProcessExec(argv, this.runningContainer(containerId).execContext, options, this.clock, this.nsenter());
   }
 
   /**
    * close kills every container group run through pipes (they cannot outlive the agent), reaps
    * them and closes their logs; supervised containers keep running for the next runtime over the
-   * same state directory. Then it closes the owned runner. Idempotent.
+   * same state directory. With pod networks, the bridge is deleted when no sandbox holds a pod
+   * network any more. Then it closes the owned runner. Idempotent.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -306,6 +342,7 @@ export class ProcessRuntime implements Runtime {
       this.closed.abort();
       if (!this.supervised) await Promise.all([...this.containers.values()].map((c) => this.forceStop(c)));
       await this.records?.idle();
+      if (this.network && ![...this.sandboxes.values()].some((s) => s.network)) await this.network.removeBridge();
       if (this.ownsRunner) await this.runner.close();
     })();
     return this.closing;
@@ -358,6 +395,7 @@ export class ProcessRuntime implements Runtime {
         statePath: records.exitPath(container.id),
         maxLineSize: MAX_CONTAINER_LOG_LINE_SIZE,
         mounts: container.config.mounts ?? [],
+        ...(container.execContext.netns !== undefined ? { netns: container.execContext.netns } : {}),
         clock: this.clock,
         stop: this.closed.signal,
         onSpawn: (supervisor) => this.saveContainer(container, { supervisor }),
@@ -381,7 +419,8 @@ export class ProcessRuntime implements Runtime {
 
   private async saveSandbox(sandbox: ProcessSandbox): Promise<void> {
     if (!this.supervised) return;
-    await this.records?.saveSandbox({ version: RECORD_VERSION, id: sandbox.id, config: sandbox.config, createdAt: sandbox.createdAt, ready: sandbox.ready });
+    const network = sandbox.network ? { network: sandbox.network } : {};
+    await this.records?.saveSandbox({ version: RECORD_VERSION, id: sandbox.id, config: sandbox.config, createdAt: sandbox.createdAt, ready: sandbox.ready, ...network });
   }
 
   private async saveContainer(container: ContainerProcess, identities?: Pick<ContainerRecord, "leader" | "supervisor">): Promise<void> {
@@ -392,18 +431,21 @@ export class ProcessRuntime implements Runtime {
   /**
    * recover decides how containers run and, when they run under the supervisor, adopts the
    * sandboxes and containers a previous runtime over the same state directory left: live ones
-   * stay running (same PIDs), those that exited meanwhile show their recorded exit.
+   * stay running (same PIDs), those that exited meanwhile show their recorded exit. Sandboxes
+   * keep their network namespace and IP.
    */
-  private async recover(): Promise<void> {
+  private async recover(podNetwork: { options: PodNetworkOptions; stateDir: string } | undefined): Promise<void> {
     if (!this.records) return;
     if (!(await supervisorAvailable(this.supervisorPath))) {
       this.logger.warn("Process containers will not outlive the agent: the supervisor helper is missing (build it with a C compiler: npm run build); they run through pipes and stop with the agent", { supervisor: this.supervisorPath });
+      if (podNetwork) this.logger.warn("Process pods share the host's network", { reason: "a pod network namespace needs the supervisor helper" });
       return;
     }
     this.supervised = true;
+    if (podNetwork) await this.openNetwork(podNetwork.options, podNetwork.stateDir);
     const { sandboxes, containers } = await this.records.load();
     for (const record of sandboxes) {
-      const sandbox = new ProcessSandbox(record.id, record.config, record.createdAt);
+      const sandbox = new ProcessSandbox(record.id, record.config, record.createdAt, record.network);
       if (!record.ready) sandbox.markNotReady();
       this.sandboxes.set(sandbox.id, sandbox);
     }
@@ -420,6 +462,45 @@ export class ProcessRuntime implements Runtime {
     if (record.name !== "") this.names.set(record.name, record.id);
     if (changed) await this.saveContainer(container, identities);
     if (container.state === "running") this.saveOnExit(container, identities);
+  }
+
+  /** openNetwork turns pod network namespaces on when this host allows them, and says either way once. */
+  private async openNetwork(options: PodNetworkOptions, stateDir: string): Promise<void> {
+    const network = new PodNetwork(options, stateDir, (argv, run) => this.runner.run(argv, run), this.clock, this.logger);
+    const reason = await network.unavailableReason();
+    if (reason !== undefined) {
+      this.logger.warn("Process pods share the host's network", { reason });
+      return;
+    }
+    this.network = network;
+    this.logger.info("Process pods get their own network namespace on the CNI bridge", { bridge: network.bridge, podCIDR: network.podCidr });
+  }
+
+  /** setUpNetwork gives a new sandbox its namespace and IP; failures are worded as containerd's. */
+  private async setUpNetwork(network: PodNetwork, sandboxId: string): Promise<SandboxNetwork> {
+    try {
+      return await network.setUp(sandboxId);
+    } catch (err) {
+      throw new RuntimeError("CreateFailed", `failed to setup network for sandbox "${sandboxId}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  /** tearDownNetwork releases a stopped sandbox's IP and namespace (containerd: "failed to destroy network"). */
+  private async tearDownNetwork(sandboxId: string, sandboxNetwork: SandboxNetwork): Promise<void> {
+    if (!this.network) {
+      this.logger.warn("Cannot release a pod network: pod networks are off now; remove it by hand", { sandboxId, netns: sandboxNetwork.netns });
+      return;
+    }
+    try {
+      await this.network.tearDown(sandboxId, sandboxNetwork.netns);
+    } catch (err) {
+      throw new RuntimeError("Unknown", `failed to destroy network for sandbox "${sandboxId}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  /** nsenter is the binary that runs exec commands in a pod's network namespace. */
+  private nsenter(): string {
+    return this.network?.nsenter ?? "nsenter";
   }
 
   private async forceStop(container: ContainerProcess): Promise<void> {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Logger } from "../../util/logger.js";
 import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
 import type { ContainerExecContext, ContainerProcess, ContainerSnapshot } from "./container-process.js";
+import type { SandboxNetwork } from "./pod-network.js";
 import type { ProcessIdentity } from "./supervised-process.js";
 
 /** RECORD_VERSION is written into every record; records of another version are ignored. */
@@ -27,6 +28,8 @@ export interface SandboxRecord {
   config: PodSandboxConfig;
   createdAt: number;
   ready: boolean;
+  /** The pod's network namespace and IP; absent for a pod on the host's network. */
+  network?: SandboxNetwork;
 }
 
 /** ContainerRecord is one persisted container. */
@@ -175,7 +178,9 @@ function isRecordOf(value: unknown, id: string): value is { version: number; id:
 
 function isSandboxRecord(value: unknown): value is SandboxRecord {
   const r = value as Partial<SandboxRecord>;
-  return typeof r.config === "object" && r.config !== null && typeof r.createdAt === "number" && typeof r.ready === "boolean";
+  const network = r.network as Partial<SandboxNetwork> | undefined;
+  const networkOk = network === undefined || (typeof network === "object" && network !== null && typeof network.netns === "string" && network.netns.startsWith("/") && typeof network.ip === "string");
+  return typeof r.config === "object" && r.config !== null && typeof r.createdAt === "number" && typeof r.ready === "boolean" && networkOk;
 }
 
 function isContainerRecord(value: unknown): value is ContainerRecord {

@@ -1,10 +1,13 @@
-// The process runtime's pod sandbox: a record, not an isolation boundary. All process pods
-// share the host's network namespace, so every sandbox reports the loopback address as its pod
-// IP and probes against the "pod IP" reach servers the containers bind on 127.0.0.1 (or on all
-// addresses). Two pods listening on the same port therefore conflict, as with hostNetwork pods.
+// The process runtime's pod sandbox: a record and, when the runtime has a pod network
+// (pod-network.ts), the pod's own network namespace with its IP on the agent's bridge. Without
+// one (hostNetwork pods, or no root or no CNI plugins) the pod shares the host's network: the
+// sandbox reports the loopback address as its pod IP, so probes against the "pod IP" reach
+// servers the containers bind on 127.0.0.1 (or on all addresses), and two such pods listening on
+// the same port conflict, as hostNetwork pods do.
 import type { Labels, PodSandboxConfig, PodSandboxStatus, SandboxFilter, SandboxState } from "../runtime.js";
+import type { SandboxNetwork } from "./pod-network.js";
 
-/** PROCESS_POD_IP is the pod IP every process sandbox reports (the shared host loopback). */
+/** PROCESS_POD_IP is the pod IP a process sandbox on the host's network reports (the host loopback). */
 export const PROCESS_POD_IP = "127.0.0.1";
 
 /** ProcessSandbox records one pod sandbox of the process runtime. */
@@ -20,6 +23,8 @@ export class ProcessSandbox {
     readonly config: PodSandboxConfig,
     /** ms since the epoch. */
     readonly createdAt: number,
+    /** The pod's own network; undefined: the host's network. Kept after stop, as containerd keeps the IP. */
+    readonly network?: SandboxNetwork,
   ) {}
 
   /** ready tells whether containers may still be started in this sandbox. */
@@ -41,7 +46,7 @@ export class ProcessSandbox {
       namespace: this.config.namespace,
       attempt: this.config.attempt,
       state: this.state,
-      podIP: PROCESS_POD_IP,
+      podIP: this.network?.ip ?? PROCESS_POD_IP,
       createdAt: this.createdAt,
       labels: { ...this.config.labels },
       annotations: { ...this.config.annotations },

@@ -80,6 +80,8 @@ export interface SupervisedProcessOptions {
   maxLineSize: number;
   /** Bind mounts the supervisor makes in the container's own mount namespace. */
   mounts?: readonly Mount[];
+  /** The pod's network namespace file the container joins; none: the agent's network. */
+  netns?: string;
   /** Bounds the wait for the supervisor's answer; gives an exit nobody recorded its time. */
   clock: Clock;
   /** Aborted when the runtime closes: from then on the supervisor no longer keeps Node alive. */
@@ -119,7 +121,7 @@ function isSameProcess(identity: ProcessIdentity): boolean {
  * with a LaunchError worded as runc words it when the container cannot start.
  */
 export async function startSupervisedProcess(launch: LaunchSpec, options: SupervisedProcessOptions): Promise<SupervisedProcess> {
-  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize, ...(options.mounts ? { mounts: options.mounts } : {}) });
+  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize, ...(options.mounts ? { mounts: options.mounts } : {}), ...(options.netns !== undefined ? { netns: options.netns } : {}) });
   await rm(options.statePath, { force: true });
   const child = spawn(options.binary, [], { stdio: ["pipe", "pipe", "ignore"], detached: true });
   const childExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -158,6 +160,8 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
     }
     case "exec-failed":
       throw new LaunchError(spawnFailureMessage(launch.file, reply.code));
+    case "netns-failed":
+      throw new LaunchError(`failed to join the pod's network namespace ${options.netns ?? ""}: ${reply.code}: ${errnoText(reply.code)}`);
     case "mount-failed":
       throw new LaunchError(`failed to mount volumes in the container's mount namespace: ${reply.code}: ${errnoText(reply.code)}`);
     case "log-failed":

@@ -8,7 +8,13 @@ test("encodeSupervisorSpec writes the protocol, paths, line size, argv and env a
   const encoded = encodeSupervisorSpec({ launch, logPath: "/l/0.log", statePath: "/s/x.exit", maxLineSize: 16384 });
   const fields = encoded.toString("utf8").split("\0");
   assert.equal(fields.pop(), "", "the last field is NUL-terminated too");
-  assert.deepEqual(fields, [SUPERVISOR_PROTOCOL, "/l/0.log", "/s/x.exit", "/tmp", "/bin/sh", "16384", "3", "sh", "-c", "echo hi", "2", "PATH=/bin", "EMPTY=", "0"]);
+  assert.deepEqual(fields, [SUPERVISOR_PROTOCOL, "/l/0.log", "/s/x.exit", "/tmp", "/bin/sh", "16384", "3", "sh", "-c", "echo hi", "2", "PATH=/bin", "EMPTY=", "0", ""]);
+});
+
+test("encodeSupervisorSpec ends with the pod's network namespace path, and refuses a relative one", () => {
+  const fields = encodeSupervisorSpec({ launch, logPath: "", statePath: "/s", maxLineSize: 1, netns: "/state/netns/abc" }).toString("utf8").split("\0");
+  assert.deepEqual(fields.slice(-3), ["0", "/state/netns/abc", ""]);
+  assert.throws(() => encodeSupervisorSpec({ launch, logPath: "", statePath: "/s", maxLineSize: 1, netns: "netns/abc" }), /must be absolute/);
 });
 
 test("encodeSupervisorSpec appends each mount as host path, container path and ro or rw, counted in fields", () => {
@@ -17,7 +23,7 @@ test("encodeSupervisorSpec appends each mount as host path, container path and r
     { hostPath: "/state/v/cache", containerPath: "/cache", readonly: false },
   ];
   const fields = encodeSupervisorSpec({ launch, logPath: "", statePath: "/s", maxLineSize: 1, mounts }).toString("utf8").split("\0");
-  assert.deepEqual(fields.slice(-8, -1), ["6", "/state/v/config", "/etc/config", "ro", "/state/v/cache", "/cache", "rw"]);
+  assert.deepEqual(fields.slice(-9, -2), ["6", "/state/v/config", "/etc/config", "ro", "/state/v/cache", "/cache", "rw"]);
   assert.throws(() => encodeSupervisorSpec({ launch, logPath: "", statePath: "/s", maxLineSize: 1, mounts: [{ hostPath: "rel", containerPath: "/x", readonly: false }] }), /absolute/);
 });
 
@@ -27,11 +33,12 @@ test("encodeSupervisorSpec refuses a NUL byte in any field and a spec over the s
   assert.throws(() => encodeSupervisorSpec({ launch: huge, logPath: "", statePath: "/s", maxLineSize: 1 }), /exceed the limit/);
 });
 
-test("parseSupervisorReply reads started, exec, mount and log errors (errno names) and refusals", () => {
+test("parseSupervisorReply reads started, exec, mount, netns and log errors (errno names) and refusals", () => {
   assert.deepEqual(parseSupervisorReply("started 4242\n"), { kind: "started", pid: 4242 });
   assert.deepEqual(parseSupervisorReply("error 2\n"), { kind: "exec-failed", code: "ENOENT" });
   assert.deepEqual(parseSupervisorReply("logerror 13\n"), { kind: "log-failed", code: "EACCES" });
   assert.deepEqual(parseSupervisorReply("mounterror 2\n"), { kind: "mount-failed", code: "ENOENT" });
+  assert.deepEqual(parseSupervisorReply("netnserror 22\n"), { kind: "netns-failed", code: "EINVAL" });
   assert.deepEqual(parseSupervisorReply("invalid argv\n"), { kind: "invalid", detail: "argv" });
 });
 

@@ -5,7 +5,7 @@ import type { Mount } from "../runtime.js";
 import type { LaunchSpec } from "./container-launch.js";
 
 /** SUPERVISOR_PROTOCOL is the first field of every spec; the supervisor refuses any other. */
-export const SUPERVISOR_PROTOCOL = "probelet-supervisor/2";
+export const SUPERVISOR_PROTOCOL = "probelet-supervisor/3";
 
 /** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
 export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
@@ -25,6 +25,8 @@ export interface SupervisorSpec {
   maxLineSize: number;
   /** Bind mounts made in the container's own mount namespace (absolute paths; none by default). */
   mounts?: readonly Mount[];
+  /** The pod's network namespace file, which the container joins; none: the agent's network. */
+  netns?: string;
 }
 
 /**
@@ -47,7 +49,9 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
     ...env,
     String((spec.mounts ?? []).length * 3),
     ...(spec.mounts ?? []).flatMap((m) => [m.hostPath, m.containerPath, m.readonly ? "ro" : "rw"]),
+    spec.netns ?? "",
   ];
+  if (spec.netns !== undefined && !spec.netns.startsWith("/")) throw new RangeError("supervisor spec: the network namespace path must be absolute");
   if ((spec.mounts ?? []).some((m) => !m.hostPath.startsWith("/") || !m.containerPath.startsWith("/"))) {
     throw new RangeError("supervisor spec: mount paths must be absolute");
   }
@@ -66,6 +70,8 @@ export type SupervisorReply =
   | { kind: "log-failed"; code: string }
   /** A volume mount could not be made in the container's mount namespace. */
   | { kind: "mount-failed"; code: string }
+  /** The pod's network namespace could not be joined. */
+  | { kind: "netns-failed"; code: string }
   /** The supervisor refused the spec, or answered something unreadable. */
   | { kind: "invalid"; detail: string };
 
@@ -74,9 +80,10 @@ export function parseSupervisorReply(text: string): SupervisorReply {
   const line = text.endsWith("\n") ? text.slice(0, -1) : text;
   const [word, rest = ""] = splitOnce(line, " ");
   if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
-  if ((word === "error" || word === "logerror" || word === "mounterror") && /^\d{1,5}$/.test(rest)) {
+  if ((word === "error" || word === "logerror" || word === "mounterror" || word === "netnserror") && /^\d{1,5}$/.test(rest)) {
     const code = errnoName(Number(rest));
     if (word === "mounterror") return { kind: "mount-failed", code };
+    if (word === "netnserror") return { kind: "netns-failed", code };
     return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
   }
   if (word === "invalid") return { kind: "invalid", detail: rest };
