@@ -5,7 +5,7 @@ import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
 import { ApiClient } from "./api-client.js";
 import type { NodeCondition, NodeIdentity, NodeObject, NodeStatus } from "./node-object.js";
-import { NODE_STATUS_REPORT_PERIOD_MS, NODE_STATUS_UPDATE_PERIOD_MS, NodeStatusReporter } from "./node-status-reporter.js";
+import { NODE_STATUS_REPORT_PERIOD_MS, NODE_STATUS_UPDATE_PERIOD_MS, NodeStatusReporter, withDefaultLabels } from "./node-status-reporter.js";
 
 const servers: FakeApiServer[] = [];
 after(async () => {
@@ -81,6 +81,31 @@ test("an existing Node made by someone else with a status but no conditions (kub
   const node = await reporter.register(new AbortController().signal);
   assert.equal(node?.metadata.uid, "admin-made");
   assert.equal(patched?.status?.conditions.find((c) => c.type === "Ready")?.status, "True");
+});
+
+test("an existing Node without the default labels gets hostname, os and arch in its status patch (updateDefaultLabels); its other labels stay", { timeout: 10_000 }, async () => {
+  let patch: { metadata?: { labels?: Record<string, string | null> } } | undefined;
+  const server = await FakeApiServer.start((r) => {
+    if (r.method === "POST") return { code: 409, body: statusBody(409, "AlreadyExists", 'nodes "node-1" already exists') };
+    const node = { apiVersion: "v1", kind: "Node", metadata: { name: "node-1", uid: "admin-made", labels: { team: "a", "kubernetes.io/hostname": "stale" } }, spec: {}, status: { conditions: [] } };
+    if (r.method === "GET") return { code: 200, body: node };
+    patch = r.body as typeof patch;
+    return { code: 200, body: { ...node, status: (r.body as NodeObject).status } };
+  });
+  servers.push(server);
+  const clock = new FakeClock();
+  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  await reporter.register(new AbortController().signal);
+  const labels = patch?.metadata?.labels ?? {};
+  assert.equal(labels["kubernetes.io/hostname"], "node-1");
+  assert.ok(labels["kubernetes.io/os"] && labels["kubernetes.io/arch"]);
+  assert.equal("team" in labels, false, "a label the patch does not change is not in it");
+});
+
+test("withDefaultLabels changes nothing when the Node already has the default labels", () => {
+  const defaults = { "kubernetes.io/hostname": "n", "kubernetes.io/os": "linux" };
+  assert.equal(withDefaultLabels({ ...defaults, team: "a" }, defaults), undefined);
+  assert.deepEqual(withDefaultLabels({ team: "a" }, defaults), { team: "a", ...defaults });
 });
 
 test("node status is PATCHed only when it changed or the 5-minute report period passed", async () => {

@@ -78,10 +78,12 @@ export class NodeStatusReporter {
     } catch (err) {
       if (!isStatus(err, 409)) throw err;
     }
-    // kubelet tryRegisterWithAPIServer: the node exists; read it and bring its status up to date.
+    // kubelet tryRegisterWithAPIServer: the node exists; read it, take the default labels
+    // (updateDefaultLabels) and bring its status up to date, in one patch of nodes/<name>/status.
     const existing = await client.request<NodeObject>("GET", this.path);
     this.reported = existing.status;
-    return this.patchStatus(existing.status, mergeNodeStatus(existing.status, nodeStatus(identity, this.options.health(), clock.now(), existing.status)));
+    const labels = withDefaultLabels(existing.metadata.labels, node.metadata.labels ?? {});
+    return this.patchStatus(existing.status, mergeNodeStatus(existing.status, nodeStatus(identity, this.options.health(), clock.now(), existing.status)), labels && { from: existing.metadata.labels ?? {}, to: labels });
   }
 
   /**
@@ -137,8 +139,14 @@ export class NodeStatusReporter {
     await this.patchStatus(current.status, next);
   }
 
-  private async patchStatus(original: NodeStatus | undefined, next: NodeStatus): Promise<NodeObject> {
-    const patch = createTwoWayMergePatch({ status: (original ?? {}) as unknown as JsonValue }, { status: next as unknown as JsonValue }, NODE_SCHEMA);
+  private async patchStatus(original: NodeStatus | undefined, next: NodeStatus, labels?: { from: Record<string, string>; to: Record<string, string> }): Promise<NodeObject> {
+    const before: Record<string, JsonValue> = { status: (original ?? {}) as unknown as JsonValue };
+    const after: Record<string, JsonValue> = { status: next as unknown as JsonValue };
+    if (labels) {
+      before["metadata"] = { labels: labels.from };
+      after["metadata"] = { labels: labels.to };
+    }
+    const patch = createTwoWayMergePatch(before, after, NODE_SCHEMA);
     const patched = await this.options.client.request<NodeObject>("PATCH", `${this.path}/status`, { body: patch, contentType: "application/strategic-merge-patch+json" });
     this.reported = patched.status;
     this.lastReportAt = this.options.clock.now();
@@ -149,4 +157,16 @@ export class NodeStatusReporter {
   get lastReported(): NodeStatus | undefined {
     return this.reported;
   }
+}
+
+/**
+ * withDefaultLabels returns an existing Node's labels with the kubelet's default labels
+ * (hostname, os, arch) set to this node's values, or undefined when they already are: a Node made
+ * by someone else before the node registered gets them, as the kubelet's updateDefaultLabels
+ * gives them (kubelet_node_status.go). Other labels are left as they are.
+ */
+export function withDefaultLabels(existing: Record<string, string> | undefined, defaults: Record<string, string>): Record<string, string> | undefined {
+  const current = existing ?? {};
+  const changed = Object.entries(defaults).filter(([key, value]) => current[key] !== value);
+  return changed.length === 0 ? undefined : { ...current, ...Object.fromEntries(changed) };
 }
