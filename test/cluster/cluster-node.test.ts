@@ -132,7 +132,7 @@ test("a static manifest appears in the API server as a mirror pod owned by the N
   assert.equal(await admin(env, ["logs", "-n", NAMESPACE, "static-web"]), "static\n");
 });
 
-test("a 3-replica deployment lands on both probelet nodes, its pods become Ready in the API server and the EndpointSlice lists them ready at their node's address", { skip, timeout: 120_000 }, async () => {
+test("a 3-replica deployment lands on both probelet nodes, its pods become Ready in the API server and the EndpointSlice lists them ready at their pod IPs", { skip, timeout: 120_000 }, async () => {
   await waitFor("both nodes Ready", 40_000, async () => ((await nodeReady("probelet-a")) === "True" && (await nodeReady("probelet-b")) === "True" ? true : undefined));
   await apply("web", `apiVersion: apps/v1
 kind: Deployment
@@ -164,10 +164,12 @@ spec:
     return ready.length === 3 ? ready : undefined;
   });
   assert.deepEqual(new Set(pods.map((p) => p.spec.nodeName)), new Set(["probelet-a", "probelet-b"]));
-  // Process pods share their node's network (host networking): their endpoint address is the node's
-  // InternalIP, and the 1.20 EndpointSlice controller keeps one endpoint per address.
+  // As root with the CNI plugins each process pod has its own IP (pod-network.test.ts checks them);
+  // otherwise pods share their node's network and their address is the node's InternalIP, of which
+  // the 1.20 EndpointSlice controller keeps one endpoint per address. Either way every ready
+  // endpoint is at a web pod's status.podIP.
   const names = new Set(pods.map((p) => p.metadata.name));
-  await waitFor("a ready endpoint of a web pod at the node's address", 30_000, async () => {
+  await waitFor("ready endpoints of the web pods at their pod IPs", 30_000, async () => {
     const slices = await adminJson<SliceJson>(env, ["get", "endpointslices", "-n", NAMESPACE, "-l", "kubernetes.io/service-name=web"]);
     const ready = slices.items.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions.ready === true && names.has(e.targetRef?.name ?? ""));
     return ready.length > 0 && ready.every((e) => pods.some((p) => p.status.podIP === e.addresses[0])) ? true : undefined;
