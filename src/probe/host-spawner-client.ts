@@ -196,7 +196,7 @@ function encodeRun(id: number, command: HostCommand): Buffer {
       cwd: command.cwd,
       timeoutMs: command.timeoutMs,
       capBytes: command.capBytes,
-      bytes: encodeRunFrame(0, command),
+      bytes: encodeRunFrame(command),
     };
     runTemplates.set(command.argv, template);
   }
@@ -216,8 +216,8 @@ function sameCommand(template: RunTemplate, command: HostCommand): boolean {
   return true;
 }
 
-/** encodeRunFrame encodes a RUN request: timeout, cap, argv, "K=V" env entries and optional cwd. */
-function encodeRunFrame(id: number, command: HostCommand): Buffer {
+/** encodeRunFrame encodes a RUN request with id 0: timeout, cap, argv, "K=V" env entries and optional cwd. */
+function encodeRunFrame(command: HostCommand): Buffer {
   const env = encodedEnv(command.env);
   const tail = [...command.argv.map(encodeString), env.blob, ...(command.cwd !== undefined ? [encodeString(command.cwd)] : [])];
   const header = [
@@ -227,7 +227,7 @@ function encodeRunFrame(id: number, command: HostCommand): Buffer {
     env.count,
     command.cwd !== undefined ? 1 : 0,
   ];
-  return frame(OP_RUN, id, header, tail);
+  return frame(OP_RUN, 0, header, tail);
 }
 
 /** envCache holds each env object's encoded entries; env objects are treated as immutable. */
