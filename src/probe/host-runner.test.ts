@@ -1,5 +1,6 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -271,6 +272,32 @@ describe("HostCommandRunner helper lifecycle", { skip: helperBuilt ? false : "sp
     const res = await runner.run(["sh", "-c", "echo again"], { timeoutMs: 5000 });
     assert.equal(res.stdout.toString(), "again\n");
     assert.notEqual(helperPid(), helper);
+  });
+
+  test("a command in flight keeps the process alive, and the idle helper lets it exit", () => {
+    // No close(): the process must stay up for the command's answer, then exit on its own.
+    const script = [
+      `import { HostCommandRunner } from ${JSON.stringify(new URL("./host-runner.js", import.meta.url).href)};`,
+      `const runner = new HostCommandRunner({ spawner: "helper" });`,
+      `runner.run(["sh", "-c", "sleep 0.3; echo answered"], { timeoutMs: 5000 }).then((r) => process.stdout.write(r.stdout));`,
+    ].join("\n");
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 15_000 });
+    assert.equal(child.error, undefined, "the process did not exit on its own");
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, "answered\n");
+  });
+
+  test("a repeated command is re-encoded when its argv array, env or timeout changed in place", async (t) => {
+    const runner = new HostCommandRunner({ spawner: "helper" });
+    t.after(() => runner.close());
+    const argv = ["sh", "-c", "echo one $X"];
+    const env = { PATH, X: "a" };
+    assert.equal((await runner.run(argv, { env, timeoutMs: 5000 })).stdout.toString(), "one a\n");
+    argv[2] = "echo two $X";
+    assert.equal((await runner.run(argv, { env, timeoutMs: 5000 })).stdout.toString(), "two a\n");
+    assert.equal((await runner.run(argv, { env: { PATH, X: "b" }, timeoutMs: 5000 })).stdout.toString(), "two b\n");
+    argv[2] = "sleep 5";
+    await assert.rejects(runner.run(argv, { env, timeoutMs: 200 }), CommandTimeoutError);
   });
 
   test("a missing helper binary falls back to child_process.spawn with one warning", async (t) => {

@@ -58,7 +58,7 @@ export class SpawnerHelperBackend implements HostBackend {
         command.signal.addEventListener("abort", entry.onAbort, { once: true });
       }
       this.pending.set(id, entry);
-      this.setRef(true);
+      if (this.pending.size === 1) this.setRef(true);
       helper.stdin?.write(encodeRun(id, command));
     });
   }
@@ -67,9 +67,9 @@ export class SpawnerHelperBackend implements HostBackend {
   async close(): Promise<void> {
     const helper = this.helper;
     this.failAll(new Error("host command runner closed while the command was running"));
-    this.setRef(true); // stay alive until the helper is reaped
     this.helper = undefined;
     if (helper) {
+      helper.ref(); // stay alive until the helper is reaped
       helper.stdin?.end();
       await this.exited;
     }
@@ -147,21 +147,77 @@ export class SpawnerHelperBackend implements HostBackend {
     }
   }
 
-  /** setRef keeps the agent alive only while commands are in flight; an idle helper never does. */
+  /**
+   * setRef keeps the agent alive only while commands are in flight; an idle helper never does.
+   * Called on the 0 → 1 and 1 → 0 transitions of the pending count only. The stdout read and
+   * the helper's exit are what a command in flight waits for; the stdin pipe needs no ref (it
+   * is never read, and a write still in progress holds the event loop by itself).
+   */
   private setRef(active: boolean): void {
     const helper = this.helper;
     if (!helper) return;
-    for (const stream of [helper.stdin, helper.stdout] as (Socket | null)[]) {
-      if (active) stream?.ref();
-      else stream?.unref();
+    const stdout = helper.stdout as Socket | null;
+    if (active) {
+      helper.ref();
+      stdout?.ref();
+    } else {
+      helper.unref();
+      stdout?.unref();
     }
-    if (active) helper.ref();
-    else helper.unref();
   }
 }
 
-/** encodeRun builds a RUN request: timeout, cap, argv, "K=V" env entries and optional cwd. */
+/** ID_OFFSET is where a request's id sits in its frame: after the u32 length and the u8 op. */
+const ID_OFFSET = 5;
+
+/** RunTemplate is a RUN request encoded once with id 0, and the command it encodes. */
+interface RunTemplate {
+  argv: readonly string[];
+  env: Readonly<Record<string, string>>;
+  cwd: string | undefined;
+  timeoutMs: number;
+  capBytes: number;
+  bytes: Buffer;
+}
+
+/**
+ * runTemplates holds the last request encoded for each argv array: a probe sends the same
+ * command every period, so its request is encoded once and then only copied with a new id.
+ */
+const runTemplates = new WeakMap<readonly string[], RunTemplate>();
+
+/** encodeRun builds a RUN request, from the argv array's template when the command is unchanged. */
 function encodeRun(id: number, command: HostCommand): Buffer {
+  let template = runTemplates.get(command.argv);
+  if (!template || !sameCommand(template, command)) {
+    template = {
+      argv: [...command.argv],
+      env: command.env,
+      cwd: command.cwd,
+      timeoutMs: command.timeoutMs,
+      capBytes: command.capBytes,
+      bytes: encodeRunFrame(command),
+    };
+    runTemplates.set(command.argv, template);
+  }
+  const out = Buffer.allocUnsafe(template.bytes.length);
+  template.bytes.copy(out);
+  out.writeUInt32LE(id, ID_OFFSET);
+  return out;
+}
+
+/** sameCommand compares by value, so an argv array changed in place is encoded afresh. */
+function sameCommand(template: RunTemplate, command: HostCommand): boolean {
+  if (template.env !== command.env || template.cwd !== command.cwd) return false;
+  if (template.timeoutMs !== command.timeoutMs || template.capBytes !== command.capBytes) return false;
+  const { argv } = command;
+  if (template.argv.length !== argv.length) return false;
+  for (let i = 0; i < argv.length; i++) if (template.argv[i] !== argv[i]) return false;
+  return true;
+}
+
+/** encodeRunFrame encodes a RUN request with id 0: timeout, cap, argv, "K=V" env entries and optional cwd. */
+function encodeRunFrame(command: HostCommand): Buffer {
   const env = encodedEnv(command.env);
   const tail = [...command.argv.map(encodeString), env.blob, ...(command.cwd !== undefined ? [encodeString(command.cwd)] : [])];
   const header = [
@@ -171,7 +227,7 @@ function encodeRun(id: number, command: HostCommand): Buffer {
     env.count,
     command.cwd !== undefined ? 1 : 0,
   ];
-  return frame(OP_RUN, id, header, tail);
+  return frame(OP_RUN, 0, header, tail);
 }
 
 /** envCache holds each env object's encoded entries; env objects are treated as immutable. */
