@@ -52,16 +52,18 @@ for (const version of KUBECTL_VERSIONS) {
     assert.equal(plain.code, 0, plain.stderr);
     assert.match(plain.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/);
     assert.match(plain.stdout, new RegExp(`\\nget-${v}\\s+1/1\\s+Running\\s+0\\s+\\d+s\\n$`));
-    const wide = await agent.kubectl(version, ["get", "pod", `get-${v}`, "-o", "wide"]);
-    assert.match(wide.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\n/);
-    assert.match(wide.stdout, new RegExp(`\\nget-${v}\\s+1/1\\s+Running\\s+0\\s+\\d+s\\s+127\\.0\\.0\\.1\\s+\\S+\\s+<none>\\s+<none>\\n$`));
     const yaml = await agent.kubectl(version, ["get", "pod", `get-${v}`, "-o", "yaml"]);
     assert.match(yaml.stdout, /^apiVersion: v1\nkind: Pod\n/);
     assert.match(yaml.stdout, new RegExp(`\\n  name: get-${v}\\n`));
     assert.match(yaml.stdout, /\n {2}phase: Running\n/);
     const json = JSON.parse((await agent.kubectl(version, ["get", "pod", `get-${v}`, "-o", "json"])).stdout) as { metadata: { uid: string }; status: { podIP: string } };
-    assert.equal(json.status.podIP, "127.0.0.1");
+    // 127.0.0.1 on the host network; the pod's own address as root with the CNI plugins.
+    assert.match(json.status.podIP, /^\d+\.\d+\.\d+\.\d+$/);
     assert.match(json.metadata.uid, /^[0-9a-f-]{36}$/);
+    const wide = await agent.kubectl(version, ["get", "pod", `get-${v}`, "-o", "wide"]);
+    assert.match(wide.stdout, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES\n/);
+    const ip = json.status.podIP.replaceAll(".", "\\.");
+    assert.match(wide.stdout, new RegExp(`\\nget-${v}\\s+1/1\\s+Running\\s+0\\s+\\d+s\\s+${ip}\\s+\\S+\\s+<none>\\s+<none>\\n$`));
     const path = await agent.kubectl(version, ["get", "pods", "-l", `app=get-${v}`, "-o", "jsonpath={.items[*].metadata.name} {.items[0].spec.containers[0].image}"]);
     assert.equal(path.stdout, `get-${v} busybox:1`);
   });
