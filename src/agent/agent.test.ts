@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, Pod } from "../api/types.js";
-import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
 
@@ -11,12 +11,6 @@ function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> 
 }
 
 /** settle runs pending syncs: a few rounds of microtasks and one resync tick. */
-async function tick(clock: FakeClock, ms = 1000): Promise<void> {
-  await flushMicrotasks(50);
-  await clock.advance(ms);
-  await flushMicrotasks(50);
-}
-
 const status = (agent: Agent, name: string) => agent.getPod("default", name).status!;
 const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `${e.type} ${e.reason} ${e.message}`);
 

@@ -7,16 +7,10 @@ import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import type { StoreEvent } from "../apiserver/storage/object-store.js";
-import { flushMicrotasks, type FakeClock } from "../../test/fakes/fake-clock.js";
+import { tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
 import { createApiPod } from "./pod-admission.js";
-
-async function tick(clock: FakeClock, ms = 1000): Promise<void> {
-  await flushMicrotasks(50);
-  await clock.advance(ms);
-  await flushMicrotasks(50);
-}
 
 const webPod = (): Pod => ({ metadata: { name: "web", namespace: "default" }, spec: { terminationGracePeriodSeconds: 5, containers: [{ name: "app", image: "img:1", command: ["app"] }] } });
 
@@ -54,7 +48,7 @@ test("a graceful delete terminates the pod with the deletion's grace, then the f
   const seen: StoreEvent<Pod>[] = [];
   agent.store.watch<Pod>(PODS.name, { fromResourceVersion: Number(agent.store.resourceVersion) }, (e) => seen.push(e));
   deleteObject(agent.store, PODS, "default", "web", { gracePeriodSeconds: 3, preconditions: {}, dryRun: false }, clock.now());
-  for (let i = 0; i < 5 && agent.store.get(PODS.name, "default", "web") !== undefined; i++) await tick(clock);
+  for (let i = 0; i < 10 && agent.store.get(PODS.name, "default", "web") !== undefined; i++) await tick(clock);
   assert.ok(runtime.calls.includes("stop app#0 grace=3"), runtime.calls.join("\n"));
   assert.equal(agent.store.get(PODS.name, "default", "web"), undefined);
   const last = seen.at(-1)!;

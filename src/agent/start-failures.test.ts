@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, Pod } from "../api/types.js";
 import { RuntimeError, type ContainerConfig, type PodSandboxConfig } from "../runtime/runtime.js";
-import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
@@ -31,12 +31,6 @@ function start(): { clock: FakeClock; runtime: FailingRuntime; agent: Agent } {
   const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
   agent.start();
   return { clock, runtime, agent };
-}
-
-async function tick(clock: FakeClock, ms = 1000): Promise<void> {
-  await flushMicrotasks(50);
-  await clock.advance(ms);
-  await flushMicrotasks(50);
 }
 
 function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {

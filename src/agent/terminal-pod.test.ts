@@ -7,16 +7,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../api/types.js";
-import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
+import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
-
-async function tick(clock: FakeClock, ms = 1000): Promise<void> {
-  await flushMicrotasks(50);
-  await clock.advance(ms);
-  await flushMicrotasks(50);
-}
 
 function pod(name: string, restartPolicy: "Always" | "OnFailure" | "Never"): Pod {
   return { metadata: { name, namespace: "default" }, spec: { restartPolicy, containers: [{ name: "app", command: ["app"] }] } };

@@ -69,6 +69,19 @@ export class FakeClock implements Clock {
   }
 }
 
+/**
+ * tick lets pending work run, advances the clock by `ms`, then lets the work that woke run,
+ * including the file I/O it started: a short real pause gives libuv's thread pool, which the fake
+ * clock cannot see, time to finish, so a loaded machine does not turn one step into two.
+ */
+export async function tick(clock: FakeClock, ms = 1000): Promise<void> {
+  await flushMicrotasks(50);
+  await clock.advance(ms);
+  await flushMicrotasks(50);
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  await flushMicrotasks(10);
+}
+
 /** flushMicrotasks lets pending promise continuations run. */
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
