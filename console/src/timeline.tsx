@@ -3,38 +3,14 @@
 // the probe's timeout, threshold crossings, restarts and kills, and the pod's events, on one
 // time axis. Hover or arrow keys select a mark; drag selects a range to zoom into.
 import { useMemo, useRef, useState } from "preact/hooks";
-import { describeRun } from "../../src/prober/probe-history";
+import { describeRun, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
 import { eventTimeMs, type KubeEvent, type Pod, type ProbeSpec } from "./model";
 
-/** HistoryEntry is one probe as GET …/probes serves it. */
-export interface HistoryEntry {
-  time: string;
-  container: string;
-  probeType: "startup" | "liveness" | "readiness";
-  containerID: string;
-  result: "Success" | "Failure" | "Unknown";
-  output: string;
-  latencyMs: number;
-  run: number;
-  threshold: number;
-}
+/** HistoryEntry is one probe as GET …/probes serves it (the agent's own type). */
+export type HistoryEntry = ProbeHistoryEntry;
 
 /** HistorySegment is a run of identical results collapsed by the agent's history store. */
-export interface HistorySegment {
-  container: string;
-  probeType: HistoryEntry["probeType"];
-  containerID: string;
-  result: HistoryEntry["result"];
-  start: string;
-  end: string;
-  count: number;
-  latencyMinMs: number;
-  latencyMaxMs: number;
-  latencySumMs: number;
-  lastOutput: string;
-  lastRun: number;
-  threshold: number;
-}
+export type HistorySegment = ProbeHistorySegment;
 
 const PROBE_TYPES = ["startup", "liveness", "readiness"] as const;
 const WIDTH = 1000;
