@@ -103,7 +103,8 @@ for (const version of KUBECTL_VERSIONS) {
           touched = true;
           void writeManifest(agent, `${name}.ready`, "");
         }
-        if (new RegExp(`${name}\\s+1/1\\s+Running`).test(soFar)) stop();
+        // Stop on the whole row only: kubectl may write a row in more than one chunk.
+        if (new RegExp(`\\n${name}\\s+1/1\\s+Running\\s+0\\s+\\d+s\\n`).test(soFar)) stop();
       },
     });
     assert.equal(watch.code, null, "kubectl was still watching when the test ended it");
@@ -150,12 +151,16 @@ for (const version of KUBECTL_VERSIONS) {
     const run = await agent.kubectl(version, ["logs", "-f", `follow-${v}`], {
       onStdout: (soFar, stop) => {
         first ??= soFar;
-        if (soFar.split("\n").some((line) => line !== "" && !first!.includes(`${line}\n`))) stop();
+        // Complete lines only (the last piece after the final newline may be half a line).
+        const lines = soFar.split("\n").slice(0, -1);
+        if (lines.some((line) => !first!.includes(`${line}\n`))) stop();
       },
     });
     assert.equal(run.code, null, "kubectl was still following when the test ended it");
-    assert.match(run.stdout, /^(line \d+\n)+$/);
-    assert.ok(run.stdout.length > first!.length, "a line arrived after the first output");
+    // The kill may cut the stream mid-line; every complete line is the container's.
+    const complete = run.stdout.slice(0, run.stdout.lastIndexOf("\n") + 1);
+    assert.match(complete, /^(line \d+\n)+$/);
+    assert.ok(complete.length > first!.length, "a line arrived after the first output");
   });
 
   test(`kubectl ${version} get events --field-selector shows only that pod's events`, { skip }, async () => {
