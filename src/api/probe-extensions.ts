@@ -9,7 +9,7 @@
 //       bodyPattern: "\"status\":\\s*\"ok\""  # the body (first 10 KiB) must match (JavaScript RegExp)
 //
 // The value is YAML (JSON is YAML). Errors are field errors on the annotation's path.
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { invalid, notSupported, required, tooLong, type FieldError } from "./field-errors.js";
 import type { Container, Pod, Probe } from "./types.js";
 
@@ -21,6 +21,16 @@ export const PROBE_EXTENSION_PREFIX = "probe.probelet.dev/";
  * package (whose cost grows faster than the text) only ever sees a small map (docs/security.md).
  */
 export const MAX_EXTENSION_BYTES = 4096;
+
+/**
+ * yamlParse loads the yaml package on the first annotation it parses: the prober imports this
+ * module, and a process whose pods use no extension should not carry the parser (≈ 8 MB RSS).
+ */
+let yamlParse: ((text: string) => unknown) | undefined;
+function parseYaml(text: string): unknown {
+  yamlParse ??= (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse;
+  return yamlParse(text);
+}
 
 /** MIN_FAST_PERIOD_MS bounds fastPeriodMs from below, so a typo cannot spin a worker. */
 export const MIN_FAST_PERIOD_MS = 100;

@@ -1,6 +1,8 @@
 // The kubelet's prober metrics, with the same names, labels and label values
 // (kubelet pkg/kubelet/prober/prober_manager.go and worker.go).
 import { Counter, Histogram, Registry } from "prom-client";
+import type { ProbeEngineInfo } from "../probe/probe-engine.js";
+import { registerProbeEngineInfo } from "./engine-metric.js";
 import { probeTypeLabel, type ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
 
@@ -49,6 +51,11 @@ export class ProberMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
+  }
+
+  /** recordEngine exports which probe I/O engine runs probes (probelet_probe_engine_info). */
+  recordEngine(engine: ProbeEngineInfo): void {
+    registerProbeEngineInfo(this.registry, engine);
   }
 
   /** series precomputes one worker's label sets (kubelet newWorker builds them once). */
