@@ -6,6 +6,7 @@ import { MemoryEventRecorder } from "../src/prober/events.js";
 import { ProbeManager, type ProbeManagerOptions } from "../src/prober/manager.js";
 import { Prober, type ProbeHandlers } from "../src/prober/prober.js";
 import type { ProbeType } from "../src/prober/probe-type.js";
+import type { WorkerSeries } from "../src/prober/metrics.js";
 import { ResultsManager } from "../src/prober/results/results-manager.js";
 import { Worker, type PodStatusProvider, type WorkerContext } from "../src/prober/worker.js";
 import { DEFAULT_WORKER_FEATURES } from "../src/prober/worker-policy.js";
@@ -116,7 +117,14 @@ export function newTestEnv(handlers: Partial<ProbeHandlers> = {}): TestEnv {
 }
 
 /** newTestWorker builds a worker outside any manager, for doProbe-level tests. */
-export function newTestWorker(env: TestEnv, probeType: ProbeType, pod: Pod, results = new ResultsManager(), overrides: Partial<WorkerContext> = {}): { worker: Worker; results: ResultsManager } {
+export function newTestWorker(
+  env: TestEnv,
+  probeType: ProbeType,
+  pod: Pod,
+  results = new ResultsManager(),
+  overrides: Partial<WorkerContext> = {},
+  series?: WorkerSeries,
+): { worker: Worker; results: ResultsManager } {
   const ctx: WorkerContext = {
     clock: env.clock,
     prober: env.prober,
@@ -131,7 +139,7 @@ export function newTestWorker(env: TestEnv, probeType: ProbeType, pod: Pod, resu
   };
   const all = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
   const container = all.find((c) => c.name === testContainerName) ?? pod.spec.containers[0]!;
-  return { worker: new Worker(ctx, probeType, pod, container), results };
+  return { worker: new Worker(ctx, probeType, pod, container, series), results };
 }
 
 /** newTestManager builds a ProbeManager over the env's fakes. */

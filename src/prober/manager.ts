@@ -5,14 +5,13 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { registerProbeEngineInfo } from "./engine-metric.js";
 import { noopEventRecorder, type EventRecorder } from "./events.js";
 import type { ProberMetrics } from "./metrics.js";
 import { Prober, type ProberOptions } from "./prober.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";
 import { ResultsManager } from "./results/results-manager.js";
 import { TickScheduler } from "./tick-scheduler.js";
-import { Worker, type PodStatusProvider, type ProbeRecord } from "./worker.js";
+import { Worker, type PodStatusProvider, type ProbeRecord, type WorkerContext } from "./worker.js";
 import { DEFAULT_WORKER_FEATURES, isRestartableInitContainer, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** ProbeManagerOptions configure a ProbeManager. */
@@ -73,7 +72,8 @@ export class ProbeManager {
 
   /** Invariant: holds exactly the workers that have been started and have not yet exited. */
   private readonly workers = new Map<string, Worker>();
-  private readonly exits = new Set<Promise<void>>();
+  /** What every worker of a probe type shares (no object or closure of its own per worker). */
+  private readonly contexts = new Map<ProbeType, WorkerContext>();
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly features: WorkerFeatures;
@@ -91,7 +91,8 @@ export class ProbeManager {
     this.scheduler = new TickScheduler(this.clock, options.tickCoalesceMs ?? (this.clock === systemClock ? DEFAULT_TICK_COALESCE_MS : 0));
     const engine = probeEngineInfo();
     this.logger.info("Probe I/O engine selected", engine.reason === "" ? { engine: engine.name } : { engine: engine.name, reason: engine.reason });
-    if (options.metrics) registerProbeEngineInfo(options.metrics.registry, engine);
+    // Through ProberMetrics, so that a manager without metrics never loads prom-client.
+    options.metrics?.recordEngine(engine);
     if (options.prober) {
       this.prober = options.prober;
     } else {
@@ -138,24 +139,24 @@ export class ProbeManager {
   startWorker(pod: Pod, container: Container, probeType: ProbeType): void {
     const key = keyString({ podUid: pod.metadata.uid ?? "", containerName: container.name, probeType });
     if (this.workers.has(key)) return;
-    const worker = this.newWorker(pod, container, probeType, key);
-    this.workers.set(key, worker);
-    const done = worker.start();
-    this.exits.add(done);
-    void done.finally(() => this.exits.delete(done));
-  }
-
-  private newWorker(pod: Pod, container: Container, probeType: ProbeType, key: string): Worker {
-    const { metrics, onProbe } = this.options;
-    const series = metrics?.series({
+    const series = this.options.metrics?.series({
       probeType,
       container: container.name,
       pod: pod.metadata.name ?? "",
       namespace: pod.metadata.namespace ?? "",
       podUid: pod.metadata.uid ?? "",
     });
-    return new Worker(
-      {
+    const worker = new Worker(this.contextFor(probeType), probeType, pod, container, series);
+    this.workers.set(key, worker);
+    worker.start();
+  }
+
+  /** contextFor returns the context shared by every worker of a probe type, made on first use. */
+  private contextFor(probeType: ProbeType): WorkerContext {
+    let ctx = this.contexts.get(probeType);
+    if (ctx === undefined) {
+      const { onProbe } = this.options;
+      ctx = {
         clock: this.clock,
         prober: this.prober,
         statusProvider: this.options.statusProvider,
@@ -165,17 +166,16 @@ export class ProbeManager {
         random: this.options.random ?? Math.random,
         features: this.features,
         scheduler: this.scheduler,
-        ...(series ? { series } : {}),
         ...(onProbe ? { onProbe } : {}),
         onExit: (w) => {
           // Only remove the map entry if it still points at this worker.
+          const key = keyString({ podUid: w.pod.metadata.uid ?? "", containerName: w.container.name, probeType: w.probeType });
           if (this.workers.get(key) === w) this.workers.delete(key);
         },
-      },
-      probeType,
-      pod,
-      container,
-    );
+      };
+      this.contexts.set(probeType, ctx);
+    }
+    return ctx;
   }
 
   /** stopLivenessAndStartup stops liveness and startup workers (pod termination); readiness goes on. */
@@ -277,8 +277,10 @@ export class ProbeManager {
 
   /** close stops every worker and resolves when all have exited. Idempotent. */
   async close(): Promise<void> {
-    for (const worker of this.workers.values()) worker.stop();
-    await Promise.all([...this.exits]);
+    // A worker stays in the map until it has exited, so the map lists every live worker.
+    const live = [...this.workers.values()];
+    for (const worker of live) worker.stop();
+    await Promise.all(live.map((worker) => worker.whenExited()));
   }
 }
 

@@ -361,7 +361,7 @@ test("[case 132] metrics — success counts and observes duration; failure count
   const env = newTestEnv();
   const metrics = new ProberMetrics();
   const series = metrics.series({ probeType: "readiness", container: testContainerName, pod: "test_pod", namespace: "test_ns", podUid: testPodUID });
-  const { worker } = newTestWorker(env, "readiness", testPodWithProbe("readiness"), new ResultsManager(), { series });
+  const { worker } = newTestWorker(env, "readiness", testPodWithProbe("readiness"), new ResultsManager(), {}, series);
   env.status.set(testPodUID, runningStatus({ started: true }));
   await worker.doProbe();
   env.exec.outcome = { result: "failure", output: "" };

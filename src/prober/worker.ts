@@ -34,7 +34,7 @@ export interface ProbeRecord {
   threshold: number;
 }
 
-/** WorkerContext is what the manager hands every worker. */
+/** WorkerContext is what the manager hands its workers: one object per probe type, shared. */
 export interface WorkerContext {
   clock: Clock;
   prober: Prober;
@@ -49,8 +49,6 @@ export interface WorkerContext {
   features: WorkerFeatures;
   /** The manager's shared timer for every worker's waits; without it the worker has its own. */
   scheduler?: TickScheduler;
-  /** Metric series for this worker, if metrics are enabled. */
-  series?: WorkerSeries;
   /** Called after every finished probe that was not discarded. */
   onProbe?: (worker: Worker, record: ProbeRecord) => void;
   /** Called once when the worker has exited and cleaned up. */
@@ -86,15 +84,24 @@ export class Worker implements TickTarget {
 
   /** Set by stop(); the loop exits at its next check. An in-flight probe is not aborted (kubelet). */
   private stopRequested = false;
-  /** The current wait's resolver, while the loop waits for a tick (or the start jitter). */
-  private resolveWait: (() => void) | undefined;
-  /** Whether a manual trigger ends the current wait (the start jitter's sleep ignores triggers). */
-  private triggerEndsWait = false;
+  /**
+   * The loop's pending wait: none, the start jitter's sleep (a manual trigger does not end it),
+   * or the wait for the next tick (a trigger does). The loop holds no promise while it waits.
+   */
+  private waiting: "none" | "jitter" | "tick" = "none";
   private readonly scheduler: TickScheduler;
   /** This worker's slot in the scheduler, reused for every wait. */
   private readonly tickWait: TickWait;
   private triggerPending = false;
-  private done: Promise<void> | undefined;
+  private launched = false;
+  private exited = false;
+  /** Resolvers of whenExited() promises, made only when someone waits. */
+  private exitWaiters: (() => void)[] | undefined;
+  /** The ticker (kubelet worker.go run): the probe's period in ms, its base and the next tick. */
+  private readonly specPeriodMs: number;
+  private period = 0;
+  private tickBase = 0;
+  private nextTick = 0;
   /** startedAt of the current container instance, parsed once per container ID. */
   private startedAtMs = Number.NaN;
   private startedAtText: string | undefined;
@@ -105,10 +112,13 @@ export class Worker implements TickTarget {
     /** The pod as given to AddPod; never refreshed (kubelet keeps the original object). */
     readonly pod: Pod,
     readonly container: Container,
+    /** Metric series for this worker, if metrics are enabled. */
+    private readonly series?: WorkerSeries,
   ) {
     const spec = probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
     if (!spec) throw new Error(`container ${container.name} has no ${probeType} probe`);
     this.spec = spec;
+    this.specPeriodMs = (spec.periodSeconds ?? 10) * 1000;
     this.fastPeriodMs = probeExtensionsOf(pod, container, probeType)?.fastPeriodMs;
     this.scheduler = ctx.scheduler ?? new TickScheduler(ctx.clock);
     // Only tcpSocket and httpGet ticks may run a few ms late to share a wake-up: for them the
@@ -132,10 +142,24 @@ export class Worker implements TickTarget {
     return this.stopRequested;
   }
 
-  /** start launches the run loop once; returns a promise that settles when the worker exits. */
-  start(): Promise<void> {
-    this.done ??= this.run();
-    return this.done;
+  /** start launches the run loop once; whenExited() tells when it has exited. */
+  start(): void {
+    if (this.launched) return;
+    this.launched = true;
+    // kubelet worker.go: spread probes of pods found at agent start over the first period.
+    // kubelet sleeps here without listening for triggers: one that arrives stays pending and
+    // runs an extra probe right after the first.
+    if (this.ctx.clock.now() - this.ctx.managerStart < this.specPeriodMs && !this.stopRequested) {
+      this.waitFor("jitter", this.ctx.random() * this.currentPeriodMs(this.specPeriodMs));
+      return;
+    }
+    this.startTicker();
+  }
+
+  /** whenExited resolves once the loop has exited and cleaned up. */
+  whenExited(): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.exitWaiters ??= []).push(resolve));
   }
 
   /** stop asks the loop to exit; idempotent and non-blocking (kubelet stopCh with buffer 1). */
@@ -148,95 +172,96 @@ export class Worker implements TickTarget {
   manualTrigger(): boolean {
     if (this.triggerPending) return false;
     this.triggerPending = true;
-    if (this.triggerEndsWait) this.endWait();
+    if (this.waiting === "tick") this.endWait();
     return true;
   }
 
-  /** run is the loop: start jitter, then doProbe on every tick or trigger until told to stop. */
-  private async run(): Promise<void> {
+  // The loop, after kubelet worker.go run: probe on every tick of a ticker (a tick that falls
+  // due while probing is kept, later ones are dropped) or manual trigger, until told to stop or
+  // until doProbe says to end. Each step below is one stretch of that loop between waits.
+
+  /** startTicker starts the ticker from now and probes at once. */
+  private startTicker(): void {
+    this.period = this.currentPeriodMs(this.specPeriodMs);
+    this.tickBase = this.ctx.clock.monotonic();
+    this.nextTick = this.tickBase + this.period;
+    this.probe();
+  }
+
+  /** probe runs one doProbe unless stop() was called. */
+  private probe(): void {
+    if (this.stopRequested) return this.exit();
+    void this.doProbe().then((keepGoing) => this.afterProbe(keepGoing));
+  }
+
+  /** afterProbe moves the ticker on and waits for the next tick or trigger. */
+  private afterProbe(keepGoing: boolean): void {
+    if (!keepGoing || this.stopRequested) return this.exit();
     const { clock } = this.ctx;
-    const periodMs = (this.spec.periodSeconds ?? 10) * 1000;
-    try {
-      // kubelet worker.go: spread probes of pods found at agent start over the first period.
-      if (clock.now() - this.ctx.managerStart < periodMs) {
-        // kubelet sleeps here without listening for triggers: one that arrives stays pending and
-        // runs an extra probe right after the first.
-        await this.sleepUnlessStopped(this.ctx.random() * this.currentPeriodMs(periodMs));
-      }
-      let period = this.currentPeriodMs(periodMs);
-      let tickBase = clock.monotonic();
-      let nextTick = tickBase + period;
-      while (!this.stopped && (await this.doProbe())) {
-        if (this.stopped) break;
-        if (this.currentPeriodMs(periodMs) !== period) {
-          // Fast probing started (a new container) or ended (a Success): a new ticker from now.
-          period = this.currentPeriodMs(periodMs);
-          tickBase = clock.monotonic();
-          nextTick = tickBase + period;
-        }
-        const now = clock.monotonic();
-        if (now >= nextTick) {
-          // A tick fell due while probing: Go's ticker keeps one, later ones are dropped.
-          nextTick = tickBase + (Math.floor((now - tickBase) / period) + 1) * period;
-          continue;
-        }
-        if (await this.waitForTickOrTrigger(nextTick - now)) {
-          // Newest kubelet: a manual run resets the ticker to a full period from now.
-          tickBase = clock.monotonic();
-          nextTick = tickBase + period;
-        } else {
-          nextTick += period;
-        }
-      }
-    } finally {
-      this.cleanup();
+    if (this.currentPeriodMs(this.specPeriodMs) !== this.period) {
+      // Fast probing started (a new container) or ended (a Success): a new ticker from now.
+      this.period = this.currentPeriodMs(this.specPeriodMs);
+      this.tickBase = clock.monotonic();
+      this.nextTick = this.tickBase + this.period;
     }
+    const now = clock.monotonic();
+    if (now >= this.nextTick) {
+      // A tick fell due while probing: Go's ticker keeps one, later ones are dropped.
+      this.nextTick = this.tickBase + (Math.floor((now - this.tickBase) / this.period) + 1) * this.period;
+      return this.probe();
+    }
+    if (this.triggerPending) return this.afterTick();
+    this.waitFor("tick", this.nextTick - now);
   }
 
-  /** sleepUnlessStopped sleeps `ms` (the start jitter); only stop() ends it early. */
-  private async sleepUnlessStopped(ms: number): Promise<void> {
-    if (this.stopRequested) return;
-    await this.wait(ms, false);
+  /** afterTick: the tick came, or a manual trigger; the next probe runs now. */
+  private afterTick(): void {
+    if (this.triggerPending) {
+      // Newest kubelet: a manual run resets the ticker to a full period from now.
+      this.triggerPending = false;
+      this.tickBase = this.ctx.clock.monotonic();
+      this.nextTick = this.tickBase + this.period;
+    } else {
+      this.nextTick += this.period;
+    }
+    this.probe();
   }
 
-  /** waitForTickOrTrigger sleeps until the next tick; resolves true if a manual trigger woke it. */
-  private async waitForTickOrTrigger(ms: number): Promise<boolean> {
-    if (!this.triggerPending && !this.stopRequested) await this.wait(ms, true);
-    const triggered = this.triggerPending;
-    this.triggerPending = false;
-    return triggered;
-  }
-
-  /**
-   * wait resolves when the scheduler reaches now + ms, or earlier on stop() (and on a manual
-   * trigger if `triggerEnds`): one promise per wait, no timer of its own.
-   */
-  private wait(ms: number, triggerEnds: boolean): Promise<void> {
-    return new Promise<void>((resolve) => {
-      this.resolveWait = resolve;
-      this.triggerEndsWait = triggerEnds;
-      this.scheduler.schedule(this.tickWait, this.ctx.clock.monotonic() + ms);
-    });
+  /** waitFor has the scheduler call onTick `ms` from now. */
+  private waitFor(kind: "jitter" | "tick", ms: number): void {
+    this.waiting = kind;
+    this.scheduler.schedule(this.tickWait, this.ctx.clock.monotonic() + ms);
   }
 
   /** onTick: the scheduler reached this worker's wait. @internal (TickTarget) */
   onTick(): void {
-    const resolve = this.resolveWait;
-    this.resolveWait = undefined;
-    this.triggerEndsWait = false;
-    resolve?.();
+    const kind = this.waiting;
+    this.waiting = "none";
+    // The loop goes on in a microtask, never inside the caller (the scheduler's turn, or a
+    // stop() or trigger from status code), as an awaited wait did.
+    if (kind !== "none") queueMicrotask(() => (kind === "jitter" ? this.startTicker() : this.afterTick()));
   }
 
   /** endWait ends the current wait early (stop or trigger). */
   private endWait(): void {
-    if (this.resolveWait === undefined) return;
+    if (this.waiting === "none") return;
     this.scheduler.cancel(this.tickWait);
     this.onTick();
   }
 
+  /** exit cleans up once and tells whoever waits in whenExited(). */
+  private exit(): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.cleanup();
+    const waiters = this.exitWaiters;
+    this.exitWaiters = undefined;
+    for (const resolve of waiters ?? []) resolve();
+  }
+
   private cleanup(): void {
     if (this.containerId !== "") this.ctx.results.remove(this.containerId);
-    this.ctx.series?.remove();
+    this.series?.remove();
     this.ctx.onExit(this);
   }
 
@@ -317,7 +342,7 @@ export class Worker implements TickTarget {
     const probed = await this.ctx.prober.probe(this.probeType, this.pod, status, this.container, this.containerId, signal);
     if (probed.error) return true; // The probe could not run: discard (kubelet prober error path).
     const durationMs = clock.monotonic() - startTime;
-    this.ctx.series?.record(probed.result, durationMs / 1000);
+    this.series?.record(probed.result, durationMs / 1000);
 
     if (this.lastResult === probed.result) {
       this.resultRun++;
