@@ -1,8 +1,8 @@
 // probelet's native probe I/O engine: a Node-API addon that runs the socket work of tcpSocket
 // and plain-HTTP httpGet probes on its own epoll thread.
 //
-// The JavaScript thread calls submit(), which only queues the probe and wakes the engine
-// thread when the queue was empty; the engine thread creates the non-blocking socket and
+// The JavaScript thread calls submit(), which only queues the probe, and flush() once after
+// a turn's submissions, which wakes the engine thread; the engine thread creates the non-blocking socket and
 // connects (a loopback connect() does the whole handshake inside the system call, so it stays
 // off the event loop), finishes the connect, writes the prebuilt request bytes, reads the
 // response in bounded chunks and watches each probe's deadline. What happens is queued as fixed-size event
@@ -606,13 +606,24 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   p->local[0] = 0;
   p->heap_index = -1;
   if (timeout_ms > 0) heap_set(e, slot, now_ns() + timeout_ms * 1000000LL);
+  // No wake here: JavaScript calls flush() once after a turn's submissions, so the engine
+  // thread does not take the lock (and connect) while the event loop is still submitting.
   e->queued[e->queued_len++] = ((uint64_t)p->gen << 32) | slot;
-  if (e->queued_len == 1) wake_thread(e);
   uint32_t handle = handle_of(e, slot);
   pthread_mutex_unlock(&e->lock);
   tsfn_ref(e, env, 1);
   napi_create_int32(env, (int32_t)handle, &out);
   return out;
+}
+
+// flush(): wakes the engine thread to start what submit() queued.
+static napi_value js_flush(napi_env env, napi_callback_info info) {
+  (void)info;
+  engine *e = engine_of(env);
+  pthread_mutex_lock(&e->lock);
+  if (e->queued_len > 0) wake_thread(e);
+  pthread_mutex_unlock(&e->lock);
+  return NULL;
 }
 
 // arm(handle, ms): a new deadline ms from now, and reading resumes if it was paused.
@@ -698,6 +709,7 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"start", NULL, js_start, NULL, NULL, NULL, napi_default, NULL},
       {"submit", NULL, js_submit, NULL, NULL, NULL, napi_default, NULL},
+      {"flush", NULL, js_flush, NULL, NULL, NULL, napi_default, NULL},
       {"arm", NULL, js_arm, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, js_close, NULL, NULL, NULL, napi_default, NULL},
   };

@@ -13,6 +13,7 @@ import type { CloseMode } from "./connection.js";
 interface EngineBinding {
   start(onEvents: (events: Int32Array, data: Buffer | null) => void): void;
   submit(kind: number, ip: string, port: number, request: Buffer | null, timeoutMs: number, reset: boolean): number;
+  flush(): void;
   arm(handle: number, ms: number): void;
   close(handle: number, reset: boolean): void;
 }
@@ -66,6 +67,11 @@ export function socketError(errno: number, syscall: NativeSyscall, ip: string, p
  */
 export class NativeProbeEngine {
   private readonly sinks = new Map<number, NativeProbeSink>();
+  private flushScheduled = false;
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    this.binding.flush();
+  };
 
   constructor(private readonly binding: EngineBinding) {
     // A batch is handled in the check phase, after the I/O callbacks of the loop turn that
@@ -87,15 +93,28 @@ export class NativeProbeEngine {
    */
   dialTcp(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
     const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset");
-    if (handle >= 0) this.sinks.set(handle, sink);
+    if (handle >= 0) this.submitted(handle, sink);
     return handle;
   }
 
   /** dialHttp connects, writes `request` and reads until paused, EOF, an error or the deadline. */
   dialHttp(ip: string, port: number, request: Buffer, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
     const handle = this.binding.submit(KIND_HTTP, ip, port, request, timeoutMs, closeMode === "reset");
-    if (handle >= 0) this.sinks.set(handle, sink);
+    if (handle >= 0) this.submitted(handle, sink);
     return handle;
+  }
+
+  /**
+   * submitted routes a queued probe's events to its sink and wakes the engine thread once, in
+   * the check phase of this loop turn, after every probe the turn submits: a thread woken at the
+   * first submission would take the engine's lock (and connect) while the event loop still
+   * submits, and each further submission would wait for it.
+   */
+  private submitted(handle: number, sink: NativeProbeSink): void {
+    this.sinks.set(handle, sink);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(this.flush);
   }
 
   /** arm sets a probe's deadline `ms` from now and resumes reading if a delivery paused it. */
