@@ -8,10 +8,10 @@ import { DEFAULT_CLOSE_MODE, type CloseMode } from "../probe/connection.js";
 import { probeExec } from "../probe/exec.js";
 import { expandContainerCommand } from "../probe/expand.js";
 import { probeGrpc } from "../probe/grpc.js";
-import { probeHttp } from "../probe/http.js";
+import { probeHttp, type HttpProbeOptions } from "../probe/http.js";
 import { newHttpProbeRequest, type HttpProbeRequest } from "../probe/http-request.js";
 import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
-import { probeTcp } from "../probe/tcp.js";
+import { probeTcp, type TcpProbeOptions, type TcpProbeTarget } from "../probe/tcp.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { EventReason, type EventRecorder } from "./events.js";
 import { resolveContainerPort, resolveProbeHost } from "./port.js";
@@ -62,11 +62,13 @@ export class Prober {
   private readonly logger: Logger;
   private readonly closeMode: CloseMode;
   /**
-   * Built targets, per probe spec object (a worker keeps its spec for life). Like the newest
-   * kubelet, an HTTP request is rebuilt only when the pod IP it was built for changes; an exec
-   * argv only when the container's env array changes.
+   * Built targets and handler options, per probe spec object (a worker keeps its spec for
+   * life). Like the newest kubelet, an HTTP request is rebuilt only when the pod IP it was built
+   * for changes (a tcpSocket target likewise); an exec argv only when the container's env array
+   * changes.
    */
-  private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest }>();
+  private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest; options: HttpProbeOptions }>();
+  private readonly tcpTargets = new WeakMap<Probe, { podIP: string; target: TcpProbeTarget; options: TcpProbeOptions }>();
   private readonly execArgv = new WeakMap<Probe, { env: Container["env"]; argv: string[] }>();
   /** Opt-in HTTP success rules per spec (null: none); a worker's pod and spec never change. */
   private readonly expectations = new WeakMap<Probe, HttpExpectation | null>();
@@ -95,29 +97,18 @@ export class Prober {
       this.logger.debug("Probe is nil", { probeType, pod: pod.metadata.name, containerName: container.name });
       return { result: "Success" };
     }
-    const outcome = await this.runProbeWithRetries(probeType, spec, pod, status, container, containerId, signal);
-    return { ...this.recordOutcome(probeType, pod, container, outcome), outcome };
-  }
-
-  /** runProbeWithRetries re-runs a probe back to back, up to MAX_PROBE_RETRIES, only while it errors. */
-  private async runProbeWithRetries(
-    probeType: ProbeType,
-    spec: Probe,
-    pod: Pod,
-    status: PodStatus,
-    container: Container,
-    containerId: string,
-    signal: AbortSignal | undefined,
-  ): Promise<ProbeOutcome> {
-    let outcome: ProbeOutcome = { result: "unknown", output: "" };
-    for (let attempt = 0; attempt < MAX_PROBE_RETRIES; attempt++) {
+    // kubelet runProbeWithRetries: back to back, up to MAX_PROBE_RETRIES, only while it errors.
+    let outcome = await this.runProbe(probeType, spec, pod, status, container, containerId, signal);
+    for (let attempt = 1; attempt < MAX_PROBE_RETRIES && outcome.error; attempt++) {
       outcome = await this.runProbe(probeType, spec, pod, status, container, containerId, signal);
-      if (!outcome.error) break;
     }
-    return outcome;
+    return this.recordOutcome(probeType, pod, container, outcome);
   }
 
-  /** runProbe builds the handler's target from the spec and the pod's current IP, and calls it. */
+  /**
+   * runProbe builds the handler's target from the spec and the pod's current IP, and calls it;
+   * a target that cannot be built, or a handler that rejects, is an error outcome.
+   */
   private async runProbe(
     probeType: ProbeType,
     spec: Probe,
@@ -128,7 +119,6 @@ export class Prober {
     signal: AbortSignal | undefined,
   ): Promise<ProbeOutcome> {
     const timeoutMs = (spec.timeoutSeconds ?? 1) * 1000;
-    const base = signal ? { timeoutMs, signal } : { timeoutMs };
     const podIP = status.podIP ?? "";
     try {
       if (spec.exec) {
@@ -137,34 +127,39 @@ export class Prober {
           cached = { env: container.env, argv: expandContainerCommand(spec.exec.command ?? [], container.env) };
           this.execArgv.set(spec, cached);
         }
-        return await this.handlers.exec(this.options.runner, containerId, cached.argv, base);
+        return await this.handlers.exec(this.options.runner, containerId, cached.argv, signal ? { timeoutMs, signal } : { timeoutMs });
       }
       if (spec.httpGet) {
         let cached = this.httpRequests.get(spec);
         if (!cached || cached.podIP !== podIP) {
-          cached = { podIP, request: newHttpProbeRequest(spec.httpGet, container, podIP) };
+          const expect = this.httpExpectation(spec, pod, container, probeType);
+          const options: HttpProbeOptions = {
+            timeoutMs,
+            followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
+            closeMode: this.closeMode,
+            ...(expect ? { expect } : {}),
+          };
+          cached = { podIP, request: newHttpProbeRequest(spec.httpGet, container, podIP), options };
           this.httpRequests.set(spec, cached);
         }
-        const request = cached.request;
-        const expect = this.httpExpectation(spec, pod, container, probeType);
-        return await this.handlers.http(request, {
-          ...base,
-          followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
-          closeMode: this.closeMode,
-          ...(expect ? { expect } : {}),
-        });
+        return await this.handlers.http(cached.request, signal ? { ...cached.options, signal } : cached.options);
       }
       if (spec.tcpSocket) {
-        const port = resolveContainerPort(spec.tcpSocket.port, container);
-        const host = resolveProbeHost(spec.tcpSocket.host, podIP);
-        return await this.handlers.tcp({ host, port }, { ...base, closeMode: this.closeMode });
+        let cached = this.tcpTargets.get(spec);
+        if (!cached || cached.podIP !== podIP) {
+          const target = { host: resolveProbeHost(spec.tcpSocket.host, podIP), port: resolveContainerPort(spec.tcpSocket.port, container) };
+          cached = { podIP, target, options: { timeoutMs, closeMode: this.closeMode } };
+          this.tcpTargets.set(spec, cached);
+        }
+        return await this.handlers.tcp(cached.target, signal ? { ...cached.options, signal } : cached.options);
       }
       if (spec.grpc) {
         const target = { host: podIP, port: spec.grpc.port, service: spec.grpc.service ?? "" };
-        return await this.handlers.grpc(target, { ...base, closeMode: this.closeMode });
+        return await this.handlers.grpc(target, signal ? { timeoutMs, signal, closeMode: this.closeMode } : { timeoutMs, closeMode: this.closeMode });
       }
     } catch (err) {
-      // Target construction failed (e.g. an unresolvable named port): the probe could not run.
+      // Target construction failed (e.g. an unresolvable named port), or a handler rejected:
+      // the probe could not run.
       return { result: "unknown", output: "", error: asError(err) };
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
@@ -181,7 +176,7 @@ export class Prober {
     return cached ?? undefined;
   }
 
-  /** recordOutcome maps a handler outcome to a Result and records the kubelet's events. */
+  /** recordOutcome maps a handler outcome to a Result (with the outcome) and records the kubelet's events. */
   private recordOutcome(probeType: ProbeType, pod: Pod, container: Container, outcome: ProbeOutcome): ProberResult {
     const label = probeTypeLabel(probeType);
     const target = { pod, containerName: container.name };
@@ -194,25 +189,25 @@ export class Prober {
         EventReason.Unhealthy,
         `${label} probe errored and resulted in ${outcome.result} state: ${outcome.error.message}`,
       );
-      return { result: "Failure", error: outcome.error };
+      return { result: "Failure", error: outcome.error, outcome };
     }
     const result: ProbeResult = outcome.result;
     switch (result) {
       case "success":
         if (this.logger.isEnabled("debug")) this.logger.debug("Probe succeeded", fields());
-        return { result: "Success" };
+        return { result: "Success", outcome };
       case "warning":
         this.options.recorder.event(target, "Warning", EventReason.ProbeWarning, `${label} probe warning: ${outcome.output}`);
         if (this.logger.isEnabled("debug")) this.logger.debug("Probe succeeded with a warning", { ...fields(), output: outcome.output });
-        return { result: "Success" };
+        return { result: "Success", outcome };
       case "failure":
         if (this.logger.isEnabled("info")) this.logger.info("Probe failed", { ...fields(), probeResult: result, output: outcome.output });
         this.options.recorder.event(target, "Warning", EventReason.Unhealthy, `${label} probe failed: ${outcome.output}`);
-        return { result: "Failure" };
+        return { result: "Failure", outcome };
       default:
         // "unknown" without an error, or any value a custom handler invents: a silent failure.
         if (this.logger.isEnabled("info")) this.logger.info("Probe unknown without error", { ...fields(), probeResult: result });
-        return { result: "Failure" };
+        return { result: "Failure", outcome };
     }
   }
 }
@@ -242,7 +237,11 @@ function asError(err: unknown): Error {
 
 /** findContainerStatus is the worker's lookup: by name, skipping entries without a container ID. */
 export function findContainerStatus(status: PodStatus, name: string): ContainerStatus | undefined {
-  const inList = (list: ContainerStatus[] | undefined): ContainerStatus | undefined =>
-    list?.find((s) => s.name === name && (s.containerID ?? "") !== "");
-  return inList(status.containerStatuses) ?? inList(status.initContainerStatuses);
+  return findNamed(status.containerStatuses, name) ?? findNamed(status.initContainerStatuses, name);
+}
+
+function findNamed(list: ContainerStatus[] | undefined, name: string): ContainerStatus | undefined {
+  if (list === undefined) return undefined;
+  for (const s of list) if (s.name === name && (s.containerID ?? "") !== "") return s;
+  return undefined;
 }

@@ -283,21 +283,20 @@ export class Worker implements TickTarget {
     const { clock, results, logger } = this.ctx;
     const startTime = clock.monotonic();
     const podUid = this.pod.metadata.uid ?? "";
-    const fields = (): Record<string, unknown> => ({ probeType: this.probeType, pod: this.pod.metadata.name, podUID: podUid, containerName: this.container.name });
 
     const status = this.ctx.statusProvider.getPodStatus(podUid);
     if (!status) {
-      if (logger.isEnabled("debug")) logger.debug("No status for pod", fields());
+      if (logger.isEnabled("debug")) logger.debug("No status for pod", this.logFields());
       return true;
     }
     // Terminal pods are never probed again.
     if (status.phase === "Failed" || status.phase === "Succeeded") {
-      logger.debug("Pod is terminated, exiting probe worker", { ...fields(), phase: status.phase });
+      logger.debug("Pod is terminated, exiting probe worker", { ...this.logFields(), phase: status.phase });
       return false;
     }
     const c = findContainerStatus(status, this.container.name);
     if (!c) {
-      if (logger.isEnabled("debug")) logger.debug("Probe target container not found", fields());
+      if (logger.isEnabled("debug")) logger.debug("Probe target container not found", this.logFields());
       return true;
     }
 
@@ -312,7 +311,7 @@ export class Worker implements TickTarget {
     if (this.onHold) return true;
 
     if (!c.state?.running) {
-      if (logger.isEnabled("debug")) logger.debug("Non-running container probed", fields());
+      if (logger.isEnabled("debug")) logger.debug("Non-running container probed", this.logFields());
       if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
       return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
     }
@@ -320,7 +319,7 @@ export class Worker implements TickTarget {
     // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.
     if (this.pod.metadata.deletionTimestamp && (this.probeType === "liveness" || this.probeType === "startup")) {
       results.set(this.containerId, "Success", podUid);
-      if (this.probeType === "startup") logger.info("Pod deletion requested before container has fully started", fields());
+      if (this.probeType === "startup") logger.info("Pod deletion requested before container has fully started", this.logFields());
       return false;
     }
 
@@ -374,4 +373,9 @@ export class Worker implements TickTarget {
     return true;
   }
 
+
+  /** logFields names this worker's probe in log lines. */
+  private logFields(): Record<string, unknown> {
+    return { probeType: this.probeType, pod: this.pod.metadata.name, podUID: this.pod.metadata.uid ?? "", containerName: this.container.name };
+  }
 }
