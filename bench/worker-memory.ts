@@ -11,13 +11,13 @@
 // `.bench/anchor-target -http 127.0.0.1:23080 -tcp 127.0.0.1:23081`); without one they are
 // reported as skipped.
 import { spawnSync } from "node:child_process";
-import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { ProberMetrics } from "../src/prober/metrics.js";
 import { ProbeHistory } from "../src/prober/probe-history.js";
 import { ProbeManager, type ProbeManagerOptions } from "../src/prober/manager.js";
 import type { ProbeOutcome } from "../src/probe/result.js";
+import { portAnswers } from "./lib/anchor.js";
 import { FlagError, flagUsage, parseGoFlags } from "./lib/go-flags.js";
 import { podUid, runningStatus, syntheticPod, syntheticTarget, SyntheticStatusProvider } from "./lib/synthetic-pods.js";
 
@@ -93,20 +93,6 @@ async function measureLayer(layer: Layer, n: number, targetUrl: string, settleMs
   return figures;
 }
 
-function targetAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 80) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 async function main(): Promise<void> {
   const { values } = parseGoFlags(FLAGS, process.argv.slice(2));
   if (values.n < 1 || values.n > 100_000) throw new FlagError("-n must be 1..100000");
@@ -117,7 +103,8 @@ async function main(): Promise<void> {
     console.log(`LAYER ${JSON.stringify(figures)}`);
     return;
   }
-  const hasTarget = await targetAnswers(values.target);
+  const { hostname, port } = new URL(values.target);
+  const hasTarget = await portAnswers(hostname, Number(port || 80));
   const self = fileURLToPath(import.meta.url);
   let pods = 0;
   console.log(`${values.n} workers, period 10 s, heap after ${values.settle / 1000} s of probing and two full GCs (Node ${process.version})`);
