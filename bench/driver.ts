@@ -270,6 +270,7 @@ async function main(): Promise<void> {
     cpu_us_per_probe: round3((cpuS * 1e6) / Math.max(1, completed)) ?? 0,
     extra: {
       node: process.version,
+      node_flags: process.execArgv.join(" "),
       engine: probeEngineInfo().name,
       close_mode: cfg.closeMode ?? "default",
       handler: cfg.noopHandler ? "noop" : "real",

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { buildAnchor, installBenchDeps, startTarget, type AnchorBuild, type RunningTarget } from "./lib/anchor.js";
+import { AGENT_NODE_FLAGS } from "../src/cli/node-flags.js";
 import { runDriver } from "./lib/driver-process.js";
 import type { DriverResult } from "./lib/result-line.js";
 import { buildGrpcAnchor, startGrpcTarget, type GrpcAnchorBuild } from "./lib/anchor-grpc.js";
@@ -124,7 +125,8 @@ async function runScenario(s: Scenario, pairs: number, anchorDriver: string | un
     log(` pair ${p}/${pairs}`);
     const runs: Partial<Record<Side, SideRun>> = {};
     if (anchorDriver) runs.anchor = await runSide("anchor", s, anchorDriver, s.args);
-    runs.probelet = await runSide("probelet", s, process.execPath, [probeletDriver, ...s.args]);
+    // The probelet driver runs with the agent's V8 flags, as `probelet run` does.
+    runs.probelet = await runSide("probelet", s, process.execPath, [...AGENT_NODE_FLAGS, probeletDriver, ...s.args]);
     const ratios = pairRatios(s, runs);
     result.pairs.push({ pair: p, runs, ratios });
     log(`  ratios probelet/anchor: ${comparedMetrics(s).map((m) => `${m}=${formatRatio(ratios[m] ?? Number.NaN)}`).join(" ")}`);

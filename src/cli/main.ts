@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 // The `probelet` command: a small dispatcher over the subcommands in COMMANDS (probe, run, get,
 // describe, explain, logs, apply, delete, lint), each loaded on first use. Errors never surface as
 // stack traces: usage and validation problems print `error: …` and exit 2, anything else exits 1.
