@@ -1,8 +1,9 @@
 // probelet's native probe I/O engine: a Node-API addon that runs the socket work of tcpSocket
 // and plain-HTTP httpGet probes on its own epoll thread.
 //
-// The JavaScript thread calls submit(), which only queues the probe, and flush() once after
-// a turn's submissions, which wakes the engine thread; the engine thread creates the non-blocking socket and
+// The JavaScript thread calls submit(), which queues the probe (and wakes the engine thread
+// at once for tcpSocket probes), and flush() once after a turn's httpGet submissions, which
+// wakes the engine thread; the engine thread creates the non-blocking socket and
 // connects (a loopback connect() does the whole handshake inside the system call, so it stays
 // off the event loop), finishes the connect, writes the prebuilt request bytes, reads the
 // response in bounded chunks and watches each probe's deadline. What happens is queued as fixed-size event
@@ -537,8 +538,8 @@ static int64_t arg_int(napi_env env, napi_value v) {
 // thread connects; socket() and connect() errors come back as EV_ERROR events.
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   engine *e = engine_of(env);
-  size_t argc = 6;
-  napi_value argv[6], out;
+  size_t argc = 7;
+  napi_value argv[7], out;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   int kind = (int)arg_int(env, argv[0]);
   char ip[INET6_ADDRSTRLEN + 1];
@@ -546,8 +547,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_get_value_string_utf8(env, argv[1], ip, sizeof ip, &ip_len);
   int port = (int)arg_int(env, argv[2]);
   int64_t timeout_ms = arg_int(env, argv[4]);
-  bool reset = false;
+  bool reset = false, wake_now = false;
   napi_get_value_bool(env, argv[5], &reset);
+  napi_get_value_bool(env, argv[6], &wake_now);
 
   struct sockaddr_storage ss;
   socklen_t ss_len;
@@ -606,9 +608,10 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   p->local[0] = 0;
   p->heap_index = -1;
   if (timeout_ms > 0) heap_set(e, slot, now_ns() + timeout_ms * 1000000LL);
-  // No wake here: JavaScript calls flush() once after a turn's submissions, so the engine
-  // thread does not take the lock (and connect) while the event loop is still submitting.
+  // With wake_now, the engine thread starts this probe at once (if nothing was queued before
+  // it); otherwise JavaScript calls flush() after the turn's submissions (native-engine.ts).
   e->queued[e->queued_len++] = ((uint64_t)p->gen << 32) | slot;
+  if (wake_now && e->queued_len == 1) wake_thread(e);
   uint32_t handle = handle_of(e, slot);
   pthread_mutex_unlock(&e->lock);
   tsfn_ref(e, env, 1);

@@ -12,7 +12,7 @@ import type { CloseMode } from "./connection.js";
 /** The addon's functions (native/probe-engine.c). */
 interface EngineBinding {
   start(onEvents: (events: Int32Array, data: Buffer | null) => void): void;
-  submit(kind: number, ip: string, port: number, request: Buffer | null, timeoutMs: number, reset: boolean): number;
+  submit(kind: number, ip: string, port: number, request: Buffer | null, timeoutMs: number, reset: boolean, wakeNow: boolean): number;
   flush(): void;
   arm(handle: number, ms: number): void;
   close(handle: number, reset: boolean): void;
@@ -92,23 +92,27 @@ export class NativeProbeEngine {
    * arrive as events.
    */
   dialTcp(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
-    const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset");
-    if (handle >= 0) this.submitted(handle, sink);
+    // Woken at once, unlike HTTP (see submitted): deferring a TCP dial saved no CPU, and a burst
+    // of dials closed together before the target closes its ends left the TIME-WAIT sockets on
+    // the prober's side (docs/performance.md, "The engine's wake-up").
+    const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset", true);
+    if (handle >= 0) this.sinks.set(handle, sink);
     return handle;
   }
 
   /** dialHttp connects, writes `request` and reads until paused, EOF, an error or the deadline. */
   dialHttp(ip: string, port: number, request: Buffer, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
-    const handle = this.binding.submit(KIND_HTTP, ip, port, request, timeoutMs, closeMode === "reset");
+    const handle = this.binding.submit(KIND_HTTP, ip, port, request, timeoutMs, closeMode === "reset", false);
     if (handle >= 0) this.submitted(handle, sink);
     return handle;
   }
 
   /**
-   * submitted routes a queued probe's events to its sink and wakes the engine thread once, in
-   * the check phase of this loop turn, after every probe the turn submits: a thread woken at the
-   * first submission would take the engine's lock (and connect) while the event loop still
-   * submits, and each further submission would wait for it.
+   * submitted routes a queued HTTP probe's events to its sink and wakes the engine thread once,
+   * in the check phase of this loop turn, after every probe the turn submits: a thread woken at
+   * the first submission would take the engine's lock (connect, write, read) while the event
+   * loop still submits, and each further submission would wait for it (≈ 10 % of an HTTP
+   * probe's CPU, docs/performance.md).
    */
   private submitted(handle: number, sink: NativeProbeSink): void {
     this.sinks.set(handle, sink);
