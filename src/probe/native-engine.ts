@@ -94,7 +94,7 @@ export class NativeProbeEngine {
   dialTcp(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
     // Woken at once, unlike HTTP (see submitted): deferring a TCP dial saved no CPU, and a burst
     // of dials closed together before the target closes its ends left the TIME-WAIT sockets on
-    // the prober's side (docs/performance.md, "The engine's wake-up").
+    // the prober's side (docs/performance.md, "Issue 16, third round").
     const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset", true);
     if (handle >= 0) this.sinks.set(handle, sink);
     return handle;
