@@ -1,7 +1,7 @@
 // Prober: turns a container's probe spec into a handler call, retries only errors, maps the
 // low-level verdict to a cached Result and records the kubelet's events
 // (kubelet pkg/kubelet/prober/prober.go).
-import { probeExtensionsOf, type HttpExpectation } from "../api/probe-extensions.js";
+import { probeExtensionsOf } from "../api/probe-extensions.js";
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { DEFAULT_CLOSE_MODE, type CloseMode } from "../probe/connection.js";
@@ -70,8 +70,6 @@ export class Prober {
   private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest; options: HttpProbeOptions }>();
   private readonly tcpTargets = new WeakMap<Probe, { podIP: string; target: TcpProbeTarget; options: TcpProbeOptions }>();
   private readonly execArgv = new WeakMap<Probe, { env: Container["env"]; argv: string[] }>();
-  /** Opt-in HTTP success rules per spec (null: none); a worker's pod and spec never change. */
-  private readonly expectations = new WeakMap<Probe, HttpExpectation | null>();
 
   constructor(private readonly options: ProberOptions) {
     this.handlers = { ...defaultProbeHandlers, ...options.handlers };
@@ -132,7 +130,8 @@ export class Prober {
       if (spec.httpGet) {
         let cached = this.httpRequests.get(spec);
         if (!cached || cached.podIP !== podIP) {
-          const expect = this.httpExpectation(spec, pod, container, probeType);
+          // The opt-in HTTP success rule (probe extension), parsed with the request it goes with.
+          const expect = probeExtensionsOf(pod, container, probeType)?.http;
           const options: HttpProbeOptions = {
             timeoutMs,
             followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
@@ -164,16 +163,6 @@ export class Prober {
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
     return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
-  }
-
-  /** httpExpectation is the probe's opt-in HTTP success rule (probe extension), parsed once per spec. */
-  private httpExpectation(spec: Probe, pod: Pod, container: Container, probeType: ProbeType): HttpExpectation | undefined {
-    let cached = this.expectations.get(spec);
-    if (cached === undefined) {
-      cached = probeExtensionsOf(pod, container, probeType)?.http ?? null;
-      this.expectations.set(spec, cached);
-    }
-    return cached ?? undefined;
   }
 
   /** recordOutcome maps a handler outcome to a Result (with the outcome) and records the kubelet's events. */
