@@ -11,7 +11,7 @@
 // Bench-only instrumentation: it depends on those call paths and says so when they change
 // (jitter sleeps not attributed to any pod are counted).
 import { AsyncLocalStorage } from "node:async_hooks";
-import { systemClock, type Clock } from "../../src/util/clock.js";
+import { systemClock, type Clock, type SleepOptions } from "../../src/util/clock.js";
 
 /** JitterSleep is one observed start-jitter sleep. */
 export interface JitterSleep {
@@ -53,7 +53,7 @@ export class JitterClock implements Clock {
     return systemClock.monotonic();
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void> {
     if (calledFromWorkerStart()) {
       const pod = this.context.getStore();
       if (pod === undefined) {
@@ -64,7 +64,7 @@ export class JitterClock implements Clock {
         this.sleeps.set(pod, list);
       }
     }
-    return systemClock.sleep(ms, signal);
+    return systemClock.sleep(ms, signal, options);
   }
 
   timeoutSignal(ms: number): AbortSignal {

@@ -20,7 +20,7 @@ import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
 import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
-import { systemClock, type Clock } from "../util/clock.js";
+import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
@@ -327,7 +327,7 @@ export class Agent extends StoreView implements AgentApi {
         }
       }
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
-      await this.clock.sleep(period, this.stop.signal);
+      await this.clock.sleep(period, this.stop.signal, IN_BACKGROUND);
     }
   }
 
@@ -346,7 +346,7 @@ export class Agent extends StoreView implements AgentApi {
     if (record.requeueAt !== undefined && record.requeueAt <= at && record.requeueAt > this.clock.now()) return;
     record.requeueAt = at;
     const uid = record.pod.metadata.uid ?? "";
-    void this.clock.sleep(delayMs, this.stop.signal).then(() => {
+    void this.clock.sleep(delayMs, this.stop.signal, IN_BACKGROUND).then(() => {
       if (record.requeueAt === at) record.requeueAt = undefined;
       this.workers.get(uid)?.queueSync();
     });

@@ -10,7 +10,7 @@ import { decodePodsAndOthers } from "../api/decode.js";
 import { formatFieldErrors } from "../api/field-errors.js";
 import { lintPod } from "../api/probe-lint.js";
 import { defaultAndValidatePod } from "../api/validation.js";
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { Pod } from "../api/types.js";
 import { readFileBounded } from "../util/read-bounded-file.js";
@@ -146,7 +146,7 @@ export class ManifestDirectory {
 
   private async periodic(): Promise<void> {
     while (!this.stop.signal.aborted) {
-      await this.clock.sleep(MANIFEST_RESCAN_MS, this.stop.signal);
+      await this.clock.sleep(MANIFEST_RESCAN_MS, this.stop.signal, IN_BACKGROUND);
       if (!this.stop.signal.aborted) this.queueScan();
     }
   }

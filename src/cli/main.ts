@@ -153,8 +153,9 @@ function processContext(controller: AbortController): CommandContext {
 }
 
 /**
- * keepAlive holds the event loop open while a command runs: the Clock's timers are unref'd (so
- * a library never keeps a process alive), which would otherwise let a waiting watch exit early.
+ * keepAlive holds the event loop open while a command runs: the Clock's background timers are
+ * unref'd (so a library never keeps a process alive), which would otherwise let a waiting watch
+ * exit early.
  * A listening MessagePort is a ref'd handle that involves no timer.
  */
 function keepAlive(): () => void {

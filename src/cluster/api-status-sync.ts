@@ -6,7 +6,7 @@
 // the API server is deleting is removed with DELETE grace 0 and a UID precondition, canBeDeleted).
 import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { createTwoWayMergePatch, POD_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
 import type { PodStatusSink } from "./pod-updates.js";
@@ -83,7 +83,7 @@ export class ApiStatusSync implements PodStatusSink {
   /** run syncs queued pods as they come and every pod that needs it every 10 s, until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.options.clock.sleep(SYNC_BATCH_PERIOD_MS, signal);
+      await this.options.clock.sleep(SYNC_BATCH_PERIOD_MS, signal, IN_BACKGROUND);
       if (signal.aborted) break;
       this.syncBatch();
     }

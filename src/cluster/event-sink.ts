@@ -5,7 +5,7 @@
 // broadcaster drops events beyond its queue, too).
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import type { Logger } from "../util/logger.js";
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import { ApiStatusError, isStatus, type ApiClient } from "./api-client.js";
 
 /** MAX_PENDING_EVENTS bounds the queue of events waiting to be sent (client-go maxQueuedEvents). */
@@ -70,7 +70,7 @@ export class EventSink {
             break;
           }
           this.options.logger.warn("Unable to write event (may retry after sleeping)", fields);
-          await this.options.clock.sleep(EVENT_RETRY_SLEEP_MS, this.stop.signal);
+          await this.options.clock.sleep(EVENT_RETRY_SLEEP_MS, this.stop.signal, IN_BACKGROUND);
         }
       }
     }

@@ -3,7 +3,7 @@
 // renewed every 10 s (a quarter of it). A renewal PUTs the last lease with a new renewTime; when
 // that fails the lease is read again or created (backoffEnsureLease: 100 ms doubling to 7 s) and
 // the update tried up to 5 times (retryUpdateLease).
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
 
@@ -51,7 +51,7 @@ export class NodeLease {
     const random = this.options.random ?? Math.random;
     while (!signal.aborted) {
       await this.sync(signal);
-      await this.options.clock.sleep(LEASE_RENEW_INTERVAL_MS * (1 + 0.04 * random()), signal);
+      await this.options.clock.sleep(LEASE_RENEW_INTERVAL_MS * (1 + 0.04 * random()), signal, IN_BACKGROUND);
     }
   }
 
@@ -98,7 +98,7 @@ export class NodeLease {
       } catch (err) {
         sleep = Math.min(2 * sleep, MAX_ENSURE_BACKOFF_MS);
         this.options.logger.error("Failed to ensure lease exists, will retry", { interval: `${sleep}ms`, err: message(err) });
-        await this.options.clock.sleep(sleep, signal);
+        await this.options.clock.sleep(sleep, signal, IN_BACKGROUND);
       }
     }
     return { created: false };

@@ -4,7 +4,7 @@
 // patch its status. Every 10 s (nodeStatusUpdateFrequency) the status is computed and PATCHed
 // when it changed or when 5 minutes (nodeStatusReportFrequency) passed since the last report.
 import { createTwoWayMergePatch, NODE_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
 import { initialNode, mergeNodeStatus, nodeStatus, statusChanged, type NodeHealth, type NodeIdentity, type NodeObject, type NodeStatus } from "./node-object.js";
@@ -59,7 +59,7 @@ export class NodeStatusReporter {
         if (message !== lastError) this.options.logger.error("Unable to register node with API server", { node: this.options.identity.name, err: message });
         lastError = message;
       }
-      await this.options.clock.sleep(delay, signal);
+      await this.options.clock.sleep(delay, signal, IN_BACKGROUND);
       delay = Math.min(delay * 2, MAX_REGISTRATION_BACKOFF_MS);
     }
     return undefined;
@@ -99,14 +99,14 @@ export class NodeStatusReporter {
         if (this.reported?.conditions?.find((c) => c.type === "Ready")?.status !== "True") await this.updateNodeStatus();
         return;
       }
-      await clock.sleep(100, signal);
+      await clock.sleep(100, signal, IN_BACKGROUND);
     }
   }
 
   /** run reports the status every period until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.options.clock.sleep(NODE_STATUS_UPDATE_PERIOD_MS, signal);
+      await this.options.clock.sleep(NODE_STATUS_UPDATE_PERIOD_MS, signal, IN_BACKGROUND);
       if (signal.aborted) return;
       await this.updateNodeStatus();
     }

@@ -4,7 +4,7 @@
 // Gone / Expired relists, and every other error backs off (800 ms doubling to 30 s, jitter)
 // without touching what was listed before. The pod source and the per-object ConfigMap and
 // Secret caches run on it.
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { ApiStatusError, type ApiClient, type ApiWatchEvent } from "./api-client.js";
 import { Backoff, REFLECTOR_BACKOFF } from "./backoff.js";
@@ -59,7 +59,7 @@ export class Reflector<T extends ListedObject> {
         }
         const wait = this.backoff.failed(clock.now());
         logger.warn(`Failed to list or watch ${what}`, { err: err instanceof Error ? err.message : String(err), retryIn: `${Math.round(wait)}ms` });
-        await clock.sleep(wait, signal);
+        await clock.sleep(wait, signal, IN_BACKGROUND);
       }
     }
   }

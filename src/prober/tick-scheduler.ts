@@ -3,7 +3,7 @@
 // own tick arithmetic (worker.ts run, after kubelet worker.go run: start jitter, the ticker's
 // period, late ticks dropped); this only replaces one timer per waiting worker with one shared
 // timer, and a wait resolves at the same clock time as the worker's own sleep did.
-import type { Clock } from "../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import { WaitHeap, waitBefore } from "./wait-heap.js";
 
 /** TickTarget is told when its wait falls due. */
@@ -92,7 +92,7 @@ export class TickScheduler {
 
   private arm(due: number): void {
     this.armed.push(due);
-    void this.clock.sleep(due - this.clock.monotonic()).then(() => this.fired(due));
+    void this.clock.sleep(due - this.clock.monotonic(), undefined, IN_BACKGROUND).then(() => this.fired(due));
   }
 
   /** fired runs every wait due by `armedFor` (or by now), in due order, then re-arms. */

@@ -12,12 +12,28 @@ export interface Clock {
    * sleep resolves after `ms` milliseconds, or as soon as `signal` aborts (it then
    * resolves too, never rejects: callers check the signal).
    */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void>;
   /** timeoutSignal returns a signal that aborts after `ms` milliseconds. */
   timeoutSignal(ms: number): AbortSignal;
 }
 
-/** SystemClock is the real clock. Its timers are unref'd so they never keep a CLI alive. */
+/** SleepOptions say how a sleep relates to the life of the process. */
+export interface SleepOptions {
+  /**
+   * background marks the wait of a loop that runs until it is stopped (resync, probe ticks,
+   * rescans, lease renewals, retries inside those loops): it does not keep the process alive, so
+   * a program that embeds probelet and never closes it still exits. Every other sleep belongs to
+   * an operation someone awaits (a grace period, a retry, a poll) and keeps the process alive
+   * until it ends, as any Node timer does: otherwise `await agent.close()` could find the event
+   * loop empty halfway through a termination and the process would exit with it unfinished.
+   */
+  background?: boolean;
+}
+
+/** IN_BACKGROUND is the SleepOptions of a stoppable loop's wait. */
+export const IN_BACKGROUND: SleepOptions = Object.freeze({ background: true });
+
+/** SystemClock is the real clock. Only background sleeps are unref'd (SleepOptions). */
 export class SystemClock implements Clock {
   now(): number {
     return Date.now();
@@ -27,7 +43,7 @@ export class SystemClock implements Clock {
     return performance.now();
   }
 
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void> {
     if (signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const onAbort = (): void => {
@@ -38,7 +54,7 @@ export class SystemClock implements Clock {
         signal?.removeEventListener("abort", onAbort);
         resolve();
       }, Math.max(0, ms));
-      timer.unref();
+      if (options?.background === true) timer.unref();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }

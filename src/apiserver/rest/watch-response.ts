@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import { JSON_CONTENT_TYPE } from "../../server/respond.js";
 import { statusForError } from "../../server/status-object.js";
-import type { Clock } from "../../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { KubeObject, ObjectStore, StoreEvent } from "../storage/object-store.js";
 import { StoreError } from "../storage/store-errors.js";
@@ -86,7 +86,7 @@ export function serveResourceWatch(res: ServerResponse, signal: AbortSignal, sto
     if (request.allowBookmarks) {
       void (async () => {
         while (!timers.signal.aborted) {
-          await clock.sleep(request.bookmarkIntervalMs, timers.signal);
+          await clock.sleep(request.bookmarkIntervalMs, timers.signal, IN_BACKGROUND);
           if (!timers.signal.aborted) bookmark();
         }
       })();

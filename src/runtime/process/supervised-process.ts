@@ -9,7 +9,7 @@ import { access, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { errnoText } from "../../probe/host-command.js";
-import type { Clock } from "../../util/clock.js";
+import { IN_BACKGROUND, type Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import { readProcStatSync } from "../../util/proc-stat.js";
 import { LaunchError, spawnFailureMessage, type LaunchSpec } from "./container-launch.js";
@@ -215,7 +215,7 @@ export async function adoptSupervisedProcess(
     stop.addEventListener("abort", () => watcher?.close(), { once: true });
     void (async () => {
       while (!settled && !stop.aborted) {
-        await clock.sleep(ADOPTED_POLL_MS, stop);
+        await clock.sleep(ADOPTED_POLL_MS, stop, IN_BACKGROUND);
         await check();
       }
     })();
