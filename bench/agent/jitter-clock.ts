@@ -66,10 +66,6 @@ export class JitterClock implements Clock {
     }
     return systemClock.sleep(ms, signal, options);
   }
-
-  timeoutSignal(ms: number): AbortSignal {
-    return systemClock.timeoutSignal(ms);
-  }
 }
 
 /** calledFromWorkerStart tells whether the current sleep was requested synchronously while a worker was being started. */

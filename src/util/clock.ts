@@ -13,8 +13,6 @@ export interface Clock {
    * resolves too, never rejects: callers check the signal).
    */
   sleep(ms: number, signal?: AbortSignal, options?: SleepOptions): Promise<void>;
-  /** timeoutSignal returns a signal that aborts after `ms` milliseconds. */
-  timeoutSignal(ms: number): AbortSignal;
 }
 
 /** SleepOptions say how a sleep relates to the life of the process. */
@@ -57,10 +55,6 @@ export class SystemClock implements Clock {
       if (options?.background === true) timer.unref();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
-  }
-
-  timeoutSignal(ms: number): AbortSignal {
-    return AbortSignal.timeout(Math.max(0, ms));
   }
 }
 

@@ -42,12 +42,6 @@ export class FakeClock implements Clock {
     });
   }
 
-  timeoutSignal(ms: number): AbortSignal {
-    const controller = new AbortController();
-    void this.sleep(ms).then(() => controller.abort(new DOMException("The operation timed out.", "TimeoutError")));
-    return controller.signal;
-  }
-
   /** pendingSleepers counts sleeps not yet resolved (for tests that wait for a worker to park). */
   pendingSleepers(): number {
     return this.sleepers.length;

@@ -47,7 +47,6 @@ test("removePodCgroup gives up after its attempts and reports what is left", asy
   const clock: Clock = {
     now: () => systemClock.now(),
     monotonic: () => systemClock.monotonic(),
-    timeoutSignal: (ms) => systemClock.timeoutSignal(ms),
     sleep: async (ms) => void sleeps.push(ms),
   };
   const left = await removePodCgroup("/probelet/podu3", { clock, logger, mounts: [mount], attempts: 3 });
