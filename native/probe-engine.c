@@ -1,9 +1,8 @@
 // probelet's native probe I/O engine: a Node-API addon that runs the socket work of tcpSocket
 // and plain-HTTP httpGet probes on its own epoll thread.
 //
-// The JavaScript thread calls submit(), which queues the probe (and wakes the engine thread
-// at once for tcpSocket probes), and flush() once after a turn's httpGet submissions, which
-// wakes the engine thread; the engine thread creates the non-blocking socket and
+// The JavaScript thread calls submit(), which queues the probe, and flush() once after a turn's
+// submissions, which wakes the engine thread; the engine thread creates the non-blocking socket and
 // connects (a loopback connect() does the whole handshake inside the system call, so it stays
 // off the event loop), finishes the connect, writes the prebuilt request bytes, reads the
 // response in bounded chunks and watches each probe's deadline. What happens is queued as fixed-size event
@@ -37,7 +36,9 @@ enum { EV_CONNECTED = 1, EV_ERROR = 2, EV_TIMEOUT = 3, EV_DATA = 4 };
 // System calls named in EV_ERROR (Go names them in its error texts).
 enum { SYS_CONNECT = 0, SYS_READ = 1, SYS_WRITE = 2 };
 enum { KIND_TCP = 0, KIND_HTTP = 1 };
-enum { ST_FREE = 0, ST_QUEUED, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED };
+// ST_CLOSING: a tcpSocket probe whose verdict JavaScript already has, waiting for the server's
+// own close before closing (CLOSE_GRACE_NS); its handle is already released.
+enum { ST_FREE = 0, ST_QUEUED, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED, ST_CLOSING };
 
 #define EVENT_FIELDS 7   // handle, type, errno, syscall, data offset, data length, flags
 #define FLAG_EOF 1
@@ -47,6 +48,8 @@ enum { ST_FREE = 0, ST_QUEUED, ST_CONNECTING, ST_WRITING, ST_READING, ST_PAUSED 
 #define SLOT_BITS 20
 #define MAX_SLOTS (1u << SLOT_BITS)
 #define WAKE_TAG UINT64_MAX
+// How long a gracefully closed tcpSocket probe waits for the server to close first (see close_after_server).
+#define CLOSE_GRACE_NS (10 * 1000000LL)
 
 typedef struct {
   int fd;
@@ -252,7 +255,7 @@ static int lookup_handle(engine *e, uint32_t handle, uint32_t *slot) {
   uint32_t s = handle & (MAX_SLOTS - 1);
   if (s >= e->slot_count) return -1;
   probe_slot *p = &e->slots[s];
-  if (p->state == ST_FREE || handle_of(e, s) != handle) return -1;
+  if (p->state == ST_FREE || p->state == ST_CLOSING || handle_of(e, s) != handle) return -1;
   *slot = s;
   return 0;
 }
@@ -320,6 +323,21 @@ static void write_request(engine *e, uint32_t slot) {
   watch(e, slot, EPOLLIN, EPOLL_CTL_MOD);
 }
 
+// close_after_server closes a tcpSocket probe's socket once the server has closed its end, or
+// after CLOSE_GRACE_NS. The verdict is already delivered; only who closes first changes: the
+// side that closes first keeps the connection in TIME-WAIT for 60 s, so a server that closes
+// right after accept (many health ports do) keeps it instead of the prober, whose ephemeral
+// ports it would use up (docs/connection-hygiene.md). A server that waits for the client still
+// sees an orderly close, CLOSE_GRACE_NS later than the kubelet's.
+static void close_after_server(engine *e, uint32_t slot) {
+  e->slots[slot].state = ST_CLOSING;
+  if (watch(e, slot, EPOLLIN | EPOLLRDHUP, EPOLL_CTL_MOD) != 0) {
+    release_slot(e, slot, 0);
+    return;
+  }
+  heap_set(e, slot, now_ns() + CLOSE_GRACE_NS); // the engine thread recomputes its wait before sleeping
+}
+
 static void on_connect_ready(engine *e, uint32_t slot) {
   probe_slot *p = &e->slots[slot];
   int err = 0;
@@ -327,9 +345,10 @@ static void on_connect_ready(engine *e, uint32_t slot) {
   if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
   if (err != 0) return fail(e, slot, err, SYS_CONNECT);
   if (p->kind == KIND_TCP) {
-    // kubelet tcp.go: the connection is closed as soon as it is made.
+    // kubelet tcp.go: the probe succeeds as soon as the connection is made, and closes it.
     push_event(e, slot, EV_CONNECTED, 0, 0, NULL, 0, FLAG_FINAL);
-    release_slot(e, slot, p->reset);
+    if (p->reset) release_slot(e, slot, 1);
+    else close_after_server(e, slot);
     return;
   }
   record_local(p);
@@ -396,7 +415,9 @@ static void expire_deadlines(engine *e) {
     uint32_t slot = e->heap[0];
     heap_remove(e, slot);
     e->slots[slot].deadline_ns = 0;
-    if (e->slots[slot].kind == KIND_TCP) {
+    if (e->slots[slot].state == ST_CLOSING) {
+      release_slot(e, slot, 0); // the server kept its end open: the prober closes first
+    } else if (e->slots[slot].kind == KIND_TCP) {
       push_event(e, slot, EV_TIMEOUT, 0, 0, NULL, 0, FLAG_FINAL);
       release_slot(e, slot, 0);
     } else {
@@ -440,6 +461,7 @@ static void *engine_main(void *arg) {
       if (p->state == ST_CONNECTING) on_connect_ready(e, slot);
       else if (p->state == ST_WRITING) write_request(e, slot);
       else if (p->state == ST_READING) on_readable(e, slot, buf);
+      else if (p->state == ST_CLOSING) release_slot(e, slot, 0); // the server closed (or wrote): close now
     }
     start_queued(e);
     expire_deadlines(e);
@@ -535,11 +557,11 @@ static int64_t arg_int(napi_env env, napi_value v) {
 }
 
 // submit(kind, ip, port, request|null, timeoutMs, reset) → handle (≥ 0), or −ENOMEM. The engine
-// thread connects; socket() and connect() errors come back as EV_ERROR events.
+// thread connects once flush() wakes it; socket() and connect() errors come back as EV_ERROR events.
 static napi_value js_submit(napi_env env, napi_callback_info info) {
   engine *e = engine_of(env);
-  size_t argc = 7;
-  napi_value argv[7], out;
+  size_t argc = 6;
+  napi_value argv[6], out;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   int kind = (int)arg_int(env, argv[0]);
   char ip[INET6_ADDRSTRLEN + 1];
@@ -547,9 +569,8 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   napi_get_value_string_utf8(env, argv[1], ip, sizeof ip, &ip_len);
   int port = (int)arg_int(env, argv[2]);
   int64_t timeout_ms = arg_int(env, argv[4]);
-  bool reset = false, wake_now = false;
+  bool reset = false;
   napi_get_value_bool(env, argv[5], &reset);
-  napi_get_value_bool(env, argv[6], &wake_now);
 
   struct sockaddr_storage ss;
   socklen_t ss_len;
@@ -608,10 +629,9 @@ static napi_value js_submit(napi_env env, napi_callback_info info) {
   p->local[0] = 0;
   p->heap_index = -1;
   if (timeout_ms > 0) heap_set(e, slot, now_ns() + timeout_ms * 1000000LL);
-  // With wake_now, the engine thread starts this probe at once (if nothing was queued before
-  // it); otherwise JavaScript calls flush() after the turn's submissions (native-engine.ts).
+  // JavaScript calls flush() after the turn's submissions (native-engine.ts): a thread woken
+  // here would take the lock to connect while the event loop still submits.
   e->queued[e->queued_len++] = ((uint64_t)p->gen << 32) | slot;
-  if (wake_now && e->queued_len == 1) wake_thread(e);
   uint32_t handle = handle_of(e, slot);
   pthread_mutex_unlock(&e->lock);
   tsfn_ref(e, env, 1);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { countHandles, grownHandles } from "../../test/handles.js";
+import { proberTimeWait } from "../../test/time-wait.js";
 import { spawnGrpcHealthServer, startGrpcHealthServer, type GrpcHealthServer, type HealthServerOptions, type ServingStatus } from "../../test/servers/grpc-health-server.js";
 import { startRawServer } from "../../test/servers/http-servers.js";
 import { startBlackholeServer } from "../../test/servers/tcp-server.js";
@@ -24,16 +24,6 @@ async function probeServer(options: HealthServerOptions, probe: Partial<GrpcProb
     return { outcome, server };
   } finally {
     await server.close();
-  }
-}
-
-/** timeWaitCount counts TIME-WAIT sockets whose peer port is `port` (the prober's side), or undefined without ss. */
-function timeWaitCount(port: number): number | undefined {
-  try {
-    const out = execFileSync("ss", ["-Htan", "state", "time-wait", `( dport = :${port} )`], { encoding: "utf8" });
-    return out.split("\n").filter((line) => line.trim() !== "").length;
-  } catch {
-    return undefined;
   }
 }
 
@@ -185,7 +175,7 @@ describe("probeGrpc", () => {
   test("closeMode reset aborts the connection: no TIME-WAIT on the prober's side", async (t) => {
     const server = await startGrpcHealthServer();
     t.after(() => server.close());
-    if (timeWaitCount(server.port) === undefined) {
+    if (proberTimeWait(server.port) === undefined) {
       t.skip("ss is not available");
       return;
     }
@@ -193,7 +183,7 @@ describe("probeGrpc", () => {
       const outcome = await probeGrpc({ host: "127.0.0.1", port: server.port, service: "" }, { timeoutMs: 1000, closeMode: "reset" });
       assert.equal(outcome.result, "success");
     }
-    assert.equal(timeWaitCount(server.port), 0);
+    assert.equal(proberTimeWait(server.port), 0);
     assert.equal(server.checks.length, 20);
   });
 

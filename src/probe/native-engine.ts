@@ -12,7 +12,7 @@ import type { CloseMode } from "./connection.js";
 /** The addon's functions (native/probe-engine.c). */
 interface EngineBinding {
   start(onEvents: (events: Int32Array, data: Buffer | null) => void): void;
-  submit(kind: number, ip: string, port: number, request: Buffer | null, timeoutMs: number, reset: boolean, wakeNow: boolean): number;
+  submit(kind: number, ip: string, port: number, request: Buffer | null, timeoutMs: number, reset: boolean): number;
   flush(): void;
   arm(handle: number, ms: number): void;
   close(handle: number, reset: boolean): void;
@@ -86,33 +86,32 @@ export class NativeProbeEngine {
   }
 
   /**
-   * dialTcp connects to ip:port and closes the connection as soon as it is made ("reset":
-   * SO_LINGER {1, 0}); `timeoutMs` ≤ 0 means no deadline. Returns the probe's handle, or a
-   * negative errno (ENOMEM) when the engine could not take it; socket() and connect() errors
-   * arrive as events.
+   * dialTcp connects to ip:port; the outcome is known as soon as the connection is made.
+   * "reset" then closes it at once (SO_LINGER {1, 0}); "graceful" closes it once the server has
+   * closed its end, or 10 ms later, so that a server that closes first keeps the TIME-WAIT
+   * (native/probe-engine.c close_after_server). `timeoutMs` ≤ 0 means no deadline. Returns the
+   * probe's handle, or a negative errno (ENOMEM) when the engine could not take it; socket()
+   * and connect() errors arrive as events.
    */
   dialTcp(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
-    // Woken at once, unlike HTTP (see submitted): deferring a TCP dial saved no CPU, and a burst
-    // of dials closed together before the target closes its ends left the TIME-WAIT sockets on
-    // the prober's side (docs/performance.md, "Issue 16, third round").
-    const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset", true);
-    if (handle >= 0) this.sinks.set(handle, sink);
+    const handle = this.binding.submit(KIND_TCP, ip, port, null, timeoutMs, closeMode === "reset");
+    if (handle >= 0) this.submitted(handle, sink);
     return handle;
   }
 
   /** dialHttp connects, writes `request` and reads until paused, EOF, an error or the deadline. */
   dialHttp(ip: string, port: number, request: Buffer, timeoutMs: number, closeMode: CloseMode, sink: NativeProbeSink): number {
-    const handle = this.binding.submit(KIND_HTTP, ip, port, request, timeoutMs, closeMode === "reset", false);
+    const handle = this.binding.submit(KIND_HTTP, ip, port, request, timeoutMs, closeMode === "reset");
     if (handle >= 0) this.submitted(handle, sink);
     return handle;
   }
 
   /**
-   * submitted routes a queued HTTP probe's events to its sink and wakes the engine thread once,
-   * in the check phase of this loop turn, after every probe the turn submits: a thread woken at
+   * submitted routes a queued probe's events to its sink and wakes the engine thread once, in
+   * the check phase of this loop turn, after every probe the turn submits: a thread woken at
    * the first submission would take the engine's lock (connect, write, read) while the event
    * loop still submits, and each further submission would wait for it (≈ 10 % of an HTTP
-   * probe's CPU, docs/performance.md).
+   * probe's CPU and ≈ 15 % of a TCP probe's, docs/performance.md).
    */
   private submitted(handle: number, sink: NativeProbeSink): void {
     this.sinks.set(handle, sink);

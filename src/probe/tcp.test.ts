@@ -3,7 +3,8 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { countHandles, grownHandles } from "../../test/handles.js";
-import { startBlackholeServer, spawnTcpServer, startTcpServer, type TcpTestServer } from "../../test/servers/tcp-server.js";
+import { spawnNodeServer, startBlackholeServer, spawnTcpServer, startTcpServer, type TcpTestServer } from "../../test/servers/tcp-server.js";
+import { proberTimeWait } from "../../test/time-wait.js";
 import { nativeEngine } from "./probe-engine.js";
 import { probeTcp } from "./tcp.js";
 import { forEachProbeEngine } from "../../test/probe-engines.js";
@@ -26,7 +27,7 @@ async function ipv6LoopbackAvailable(): Promise<boolean> {
   }
 }
 
-forEachProbeEngine(() => {
+forEachProbeEngine((engine) => {
   describe("probeTcp", () => {
     let server: TcpTestServer;
     before(async () => {
@@ -130,6 +131,22 @@ forEachProbeEngine(() => {
       assert.deepEqual(await observed.waitForEnds(3), ["fin", "fin", "reset"]);
       assert.equal(observed.accepted, 3);
       assert.equal(observed.bytesReceived, 0);
+    });
+
+    const jsCloses = engine === "js" ? "the JS path closes at once, as the kubelet does" : false;
+    test("graceful close: a server that closes right after accept keeps the TIME-WAIT, not the prober", { skip: jsCloses }, async (t) => {
+      // A separate process, as a real health port is: it ends every connection it accepts.
+      const script = `const s = require("node:net").createServer((c) => c.end()); s.listen(0, "127.0.0.1", () => console.log(s.address().port));`;
+      const server = await spawnNodeServer(["-e", script]);
+      t.after(() => server.close());
+      if (proberTimeWait(server.port) === undefined) return t.skip("ss is not available");
+      for (let i = 0; i < 30; i++) assert.equal((await probeTcp({ host: "127.0.0.1", port: server.port }, { timeoutMs: 1000 })).result, "success");
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the last probes' grace (10 ms) runs out
+      // Closing at connect, as the kubelet does, leaves nearly all 30 on the prober's side; a
+      // server process delayed past the grace by a loaded machine may leave a few.
+      const left = proberTimeWait(server.port)!;
+      assert.ok(left <= 5, `${left} of 30 probe connections in TIME-WAIT on the prober's side`);
+      assert.equal(nativeEngine()?.inFlight() ?? 0, 0, "the native engine holds no probe socket");
     });
 
     test("no socket or timer is left behind after successful and failed probes", async (t) => {
