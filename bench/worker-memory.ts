@@ -36,7 +36,7 @@ const LAYER_TEXT: Record<Layer, string> = {
   pods: "the bench's pod + status (not the prober's)",
   worker: "worker (no-op handler: loop, wait slot, status lookup, result entry)",
   target: "+ prepared HTTP target (real probes)",
-  metrics: "+ prober metric series (prom-client)",
+  metrics: "+ prober metric series (ProberMetrics: one record per worker)",
   history: "+ probe history (ProbeHistory, newest 10 per worker)",
 };
 
