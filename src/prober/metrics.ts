@@ -3,7 +3,7 @@
 import { Registry } from "prom-client";
 import type { ProbeEngineInfo } from "../probe/probe-engine.js";
 import { registerProbeEngineInfo } from "./engine-metric.js";
-import { scrapedMetric, SeriesRecord, type ScrapedMetric } from "./probe-series.js";
+import { durationSamples, scrapedMetric, SeriesRecord, totalSamples, type ScrapedMetric } from "./probe-series.js";
 import { probeTypeLabel, type ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
 
@@ -33,8 +33,9 @@ export class ProberMetrics {
   private readonly records = new Set<SeriesRecord>();
 
   constructor(readonly registry: Registry = new Registry()) {
-    this.probeTotal = scrapedMetric(registry, "prober_probe_total", "[BETA] Cumulative number of a liveness, readiness or startup probe for a container by result.", "counter", this.records);
-    this.probeDuration = scrapedMetric(registry, "prober_probe_duration_seconds", "[ALPHA] Duration in seconds for a probe response.", "histogram", this.records);
+    const duration = "prober_probe_duration_seconds";
+    this.probeTotal = scrapedMetric(registry, "prober_probe_total", "[BETA] Cumulative number of a liveness, readiness or startup probe for a container by result.", "counter", () => totalSamples(this.records));
+    this.probeDuration = scrapedMetric(registry, duration, "[ALPHA] Duration in seconds for a probe response.", "histogram", () => durationSamples(duration, this.records));
   }
 
   /** recordEngine exports which probe I/O engine runs probes (probelet_probe_engine_info). */

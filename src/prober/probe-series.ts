@@ -67,8 +67,8 @@ export class SeriesRecord {
   }
 }
 
-/** totalSamples renders prober_probe_total{probe_type,result,container,pod,namespace,pod_uid}. */
-function totalSamples(records: Iterable<SeriesRecord>): SeriesValue[] {
+/** totalSamples renders prober_probe_total{probe_type,result,container,pod,namespace,pod_uid}, labels in the kubelet's declared order. */
+export function totalSamples(records: Iterable<SeriesRecord>): SeriesValue[] {
   const values: SeriesValue[] = [];
   for (const r of records) {
     const add = (result: string, value: number): void => {
@@ -82,7 +82,7 @@ function totalSamples(records: Iterable<SeriesRecord>): SeriesValue[] {
 }
 
 /** durationSamples renders prober_probe_duration_seconds{probe_type,container,pod,namespace}: cumulative buckets, +Inf, sum, count. */
-function durationSamples(name: string, records: Iterable<SeriesRecord>): SeriesValue[] {
+export function durationSamples(name: string, records: Iterable<SeriesRecord>): SeriesValue[] {
   const values: SeriesValue[] = [];
   for (const r of records) {
     if (r.count === 0) continue;
@@ -99,13 +99,16 @@ function durationSamples(name: string, records: Iterable<SeriesRecord>): SeriesV
   return values;
 }
 
-/** scrapedMetric makes a ScrapedMetric and registers it; prom-client's registry renders any object with a name, help, type and get(). */
-export function scrapedMetric(registry: Registry, name: string, help: string, type: "counter" | "histogram", records: Set<SeriesRecord>): ScrapedMetric {
+/**
+ * scrapedMetric makes a ScrapedMetric whose samples `samples` computes at each scrape, and
+ * registers it; prom-client's registry renders any object with a name, help, type and get().
+ */
+export function scrapedMetric(registry: Registry, name: string, help: string, type: "counter" | "histogram", samples: () => SeriesValue[]): ScrapedMetric {
   const metric: ScrapedMetric = {
     name,
     help,
     type,
-    get: () => Promise.resolve({ name, help, type, values: type === "counter" ? totalSamples(records) : durationSamples(name, records), aggregator: "sum" }),
+    get: () => Promise.resolve({ name, help, type, values: samples(), aggregator: "sum" }),
   };
   registry.registerMetric(metric as unknown as Metric);
   return metric;
