@@ -307,3 +307,39 @@ test("updatePodStatus triggers a manual readiness run when the result is not Suc
   assert.equal(worker.manualTrigger(), false, "a trigger is already pending");
   await cleanup(m);
 });
+
+test("close resolves once every worker has exited, one still probing included, for every caller", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let busyProbes = 0;
+  const env = newTestEnv({
+    // Port 81's probe blocks until released; port 82's answers at once.
+    tcp: async (target) => {
+      if (target.port === 81) {
+        busyProbes++;
+        await gate;
+      }
+      return { result: "success", output: "" };
+    },
+  });
+  const m = newTestManager(env);
+  const p = pod("p", [
+    { name: "busy", readinessProbe: { tcpSocket: { port: 81 }, periodSeconds: 10 } },
+    { name: "idle", livenessProbe: { tcpSocket: { port: 82 }, periodSeconds: 10 } },
+  ]);
+  env.status.set("p-uid", { phase: "Running", podIP: "127.0.0.1", containerStatuses: [running("busy", "test://busy", { started: true }), running("idle", "test://idle", { started: true })] });
+  await env.clock.advance(60_000); // past the first period: no start jitter
+  m.addPod(p);
+  await waitFor("the busy probe to start", () => busyProbes === 1);
+
+  let closed = 0;
+  const closes = [m.close().then(() => closed++), m.close().then(() => closed++)];
+  await waitFor("the idle worker to exit", () => m.workerCount() === 1);
+  await flushMicrotasks();
+  assert.equal(closed, 0, "close waits for the probe in flight (the kubelet does not abort it)");
+  release();
+  await Promise.all(closes);
+  assert.equal(closed, 2);
+  assert.equal(m.workerCount(), 0);
+  await m.close(); // nothing left: resolves at once
+});
