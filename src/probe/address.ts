@@ -3,7 +3,9 @@ import { isIPv6 } from "node:net";
 
 /** joinHostPort renders "host:port", bracketing IPv6 literals ("[fd00::1]:8080"). */
 export function joinHostPort(host: string, port: number): string {
-  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
+  // join makes one flat string; "10.0.0.5:" + "8080" as a template is a cons string of two
+  // (a prepared HTTP target keeps this for its life).
+  return isIPv6(host) ? [`[${host}]`, port].join(":") : [host, port].join(":");
 }
 
 /**

@@ -89,6 +89,18 @@ test("buildProbeHeaders applies the User-Agent, Accept and Host rules", () => {
   for (const [name, input, expected] of rows) assert.deepEqual(buildProbeHeaders(input, PROBE_USER_AGENT), expected, name);
 });
 
+test("probes without user headers share one frozen header list per user agent", () => {
+  const first = buildProbeHeaders(undefined, PROBE_USER_AGENT);
+  assert.equal(buildProbeHeaders([], PROBE_USER_AGENT), first, "undefined and [] build the same lines once");
+  assert.deepEqual(first, { host: "", headers: [["User-Agent", PROBE_USER_AGENT], ["Accept", "*/*"]] });
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.headers) && first.headers.every((field) => Object.isFrozen(field)));
+  const other = buildProbeHeaders(undefined, "custom/1.0");
+  assert.notEqual(other, first);
+  assert.deepEqual(other.headers[0], ["User-Agent", "custom/1.0"]);
+  const custom = buildProbeHeaders([{ name: "X-A", value: "1" }], PROBE_USER_AGENT);
+  assert.equal(Object.isFrozen(custom.headers), false, "user headers get lines of their own");
+});
+
 test("[case 51] TestGetURLParts — URL built from host, resolved port and path", () => {
   const request = (action: HTTPGetAction) => newHttpProbeRequest(action, container, "127.0.0.1").url;
   assert.equal(request({ port: "found" }), "http://127.0.0.1:93");

@@ -21,8 +21,8 @@ export interface HttpProbeRequest {
 
 /** ProbeHeaders is buildProbeHeaders' result: the Host override and the header lines. */
 export interface ProbeHeaders {
-  host: string;
-  headers: HttpHeaderField[];
+  readonly host: string;
+  readonly headers: readonly HttpHeaderField[];
 }
 
 /**
@@ -86,6 +86,28 @@ export function toHeaderMap(list: readonly HTTPHeader[] | undefined): Map<string
  * as a header. Lines come User-Agent first, then by sorted name, values trimmed as Go does.
  */
 export function buildProbeHeaders(userHeaders: readonly HTTPHeader[] | undefined, userAgent: string): ProbeHeaders {
+  if (userHeaders === undefined || userHeaders.length === 0) return defaultProbeHeaders(userAgent);
+  return buildHeaders(userHeaders, userAgent);
+}
+
+/**
+ * Without user headers every probe sends the same lines, so they are built once per user agent
+ * and shared (frozen): three arrays fewer per httpGet worker. Bounded: a caller that varies its
+ * user agent gets fresh lines past the first few.
+ */
+const sharedDefaultHeaders = new Map<string, ProbeHeaders>();
+const MAX_SHARED_USER_AGENTS = 8;
+
+function defaultProbeHeaders(userAgent: string): ProbeHeaders {
+  let built = sharedDefaultHeaders.get(userAgent);
+  if (built !== undefined) return built;
+  const { host, headers } = buildHeaders(undefined, userAgent);
+  built = Object.freeze({ host, headers: Object.freeze(headers.map((field) => Object.freeze(field))) });
+  if (sharedDefaultHeaders.size < MAX_SHARED_USER_AGENTS) sharedDefaultHeaders.set(userAgent, built);
+  return built;
+}
+
+function buildHeaders(userHeaders: readonly HTTPHeader[] | undefined, userAgent: string): { host: string; headers: HttpHeaderField[] } {
   const map = toHeaderMap(userHeaders);
   const ua = map.get("User-Agent")?.[0] ?? userAgent;
   const accept = map.get("Accept");

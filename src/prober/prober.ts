@@ -21,6 +21,9 @@ import type { Result } from "./results/result.js";
 /** MAX_PROBE_RETRIES is how often a probe that could not be run is attempted, back to back. */
 export const MAX_PROBE_RETRIES = 3;
 
+/** MAX_SHARED_OPTIONS bounds how many distinct timeouts get shared handler options. */
+const MAX_SHARED_OPTIONS = 32;
+
 /** ProbeHandlers are the four runtime-agnostic handlers; tests swap in fakes. */
 export interface ProbeHandlers {
   exec: typeof probeExec;
@@ -70,6 +73,7 @@ export class Prober {
   private readonly httpRequests = new WeakMap<Probe, { podIP: string; request: HttpProbeRequest; options: HttpProbeOptions }>();
   private readonly tcpTargets = new WeakMap<Probe, { podIP: string; target: TcpProbeTarget; options: TcpProbeOptions }>();
   private readonly execArgv = new WeakMap<Probe, { env: Container["env"]; argv: string[] }>();
+  private readonly sharedHttpOptions = new Map<number, HttpProbeOptions>();
 
   constructor(private readonly options: ProberOptions) {
     this.handlers = { ...defaultProbeHandlers, ...options.handlers };
@@ -132,12 +136,7 @@ export class Prober {
         if (!cached || cached.podIP !== podIP) {
           // The opt-in HTTP success rule (probe extension), parsed with the request it goes with.
           const expect = probeExtensionsOf(pod, container, probeType)?.http;
-          const options: HttpProbeOptions = {
-            timeoutMs,
-            followNonLocalRedirects: this.options.followNonLocalRedirects ?? false,
-            closeMode: this.closeMode,
-            ...(expect ? { expect } : {}),
-          };
+          const options: HttpProbeOptions = expect ? { ...this.httpOptions(timeoutMs), expect } : this.httpOptions(timeoutMs);
           cached = { podIP, request: newHttpProbeRequest(spec.httpGet, container, podIP), options };
           this.httpRequests.set(spec, cached);
         }
@@ -163,6 +162,19 @@ export class Prober {
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
     return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
+  }
+
+  /**
+   * httpOptions are the handler options of an httpGet probe without a success rule; workers
+   * with the same timeout share one frozen object (a few distinct timeouts are kept).
+   */
+  private httpOptions(timeoutMs: number): HttpProbeOptions {
+    let options = this.sharedHttpOptions.get(timeoutMs);
+    if (options === undefined) {
+      options = Object.freeze({ timeoutMs, followNonLocalRedirects: this.options.followNonLocalRedirects ?? false, closeMode: this.closeMode });
+      if (this.sharedHttpOptions.size < MAX_SHARED_OPTIONS) this.sharedHttpOptions.set(timeoutMs, options);
+    }
+    return options;
   }
 
   /** recordOutcome maps a handler outcome to a Result (with the outcome) and records the kubelet's events. */
