@@ -90,7 +90,12 @@ typedef struct {
   int64_t wait_until_ns; // when the engine thread plans to wake up (INT64_MAX: no deadline)
   uint64_t *queued;       // submitted probes the engine thread has not connected yet: (gen << 32) | slot
   size_t queued_len, queued_cap;
+  // The events for JavaScript. queue_lock guards `pending` and `js_signalled` only, so that
+  // call_js takes its events without waiting for the engine thread's pass to end (which holds
+  // `lock` while it connects, reads and closes).
+  pthread_mutex_t queue_lock;
   event_queue pending, delivering;
+  int js_signalled;
   napi_threadsafe_function tsfn;
   int js_active; // probes submitted and not yet released, seen from the JavaScript thread
   int tsfn_refed;
@@ -184,11 +189,14 @@ static int queue_reserve(event_queue *q, size_t data_extra) {
   return 0;
 }
 
-// push_event queues one event (lock held) and wakes JavaScript when the queue was empty.
+// push_event queues one event (engine thread, lock held); signal_js wakes JavaScript for it
+// at the end of the engine's pass.
 static void push_event(engine *e, uint32_t slot, int type, int err, int syscall, const char *bytes, size_t len, int flags) {
   event_queue *q = &e->pending;
+  pthread_mutex_lock(&e->queue_lock);
   if (queue_reserve(q, len) != 0) {
     // Out of memory: the probe's deadline still ends it on the JavaScript side as a timeout.
+    pthread_mutex_unlock(&e->queue_lock);
     return;
   }
   int32_t *ev = q->events + q->count * EVENT_FIELDS;
@@ -201,7 +209,20 @@ static void push_event(engine *e, uint32_t slot, int type, int err, int syscall,
   ev[6] = flags;
   if (len > 0) memcpy(q->data + q->data_len, bytes, len);
   q->data_len += len;
-  if (q->count++ == 0) napi_call_threadsafe_function(e->tsfn, NULL, napi_tsfn_nonblocking);
+  q->count++;
+  pthread_mutex_unlock(&e->queue_lock);
+}
+
+// signal_js wakes JavaScript once for the events of an engine pass, unless a wake-up for them
+// is already on its way. One wake-up per pass rather than at the pass's first event: woken at
+// the first, the event loop would take the events of that one probe and be woken again for
+// the rest.
+static void signal_js(engine *e) {
+  pthread_mutex_lock(&e->queue_lock);
+  int wake = e->pending.count > 0 && !e->js_signalled;
+  if (wake) e->js_signalled = 1;
+  pthread_mutex_unlock(&e->queue_lock);
+  if (wake) napi_call_threadsafe_function(e->tsfn, NULL, napi_tsfn_nonblocking);
 }
 
 // ---- slots ---------------------------------------------------------------------------------
@@ -442,6 +463,7 @@ static void *engine_main(void *arg) {
       timeout_ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
       e->wait_until_ns = due;
     }
+    signal_js(e);
     pthread_mutex_unlock(&e->lock);
     int n = epoll_wait(e->epoll_fd, events, 256, timeout_ms);
     pthread_mutex_lock(&e->lock);
@@ -488,13 +510,14 @@ static void call_js(napi_env env, napi_value js_cb, void *context, void *data) {
   (void)data;
   engine *e = context;
   if (env == NULL) return;
-  pthread_mutex_lock(&e->lock);
+  pthread_mutex_lock(&e->queue_lock);
   event_queue q = e->pending;
   e->pending = e->delivering;
   e->pending.count = 0;
   e->pending.data_len = 0;
   e->delivering = q;
-  pthread_mutex_unlock(&e->lock);
+  e->js_signalled = 0;
+  pthread_mutex_unlock(&e->queue_lock);
   if (q.count == 0) return;
 
   int finals = 0;
@@ -712,6 +735,7 @@ static void engine_cleanup(void *arg) {
   free(e->delivering.events);
   free(e->delivering.data);
   pthread_mutex_destroy(&e->lock);
+  pthread_mutex_destroy(&e->queue_lock);
   free(e);
 }
 
@@ -719,6 +743,7 @@ static napi_value init(napi_env env, napi_value exports) {
   engine *e = calloc(1, sizeof *e);
   if (!e) return throw_error(env, "probe engine: out of memory");
   pthread_mutex_init(&e->lock, NULL);
+  pthread_mutex_init(&e->queue_lock, NULL);
   e->free_head = UINT32_MAX;
   e->wait_until_ns = INT64_MAX;
   e->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
