@@ -17,10 +17,8 @@ export function probeTcpNative(engine: NativeProbeEngine, ip: string, host: stri
 class TcpNativeProbe implements NativeProbeSink {
   private handle = -1;
   private settled = false;
-  private readonly onAbort = (): void => {
-    this.engine.close(this.handle, "graceful");
-    this.settle(goOpErrorText("dial", "tcp", joinHostPort(this.host, this.port), GO_OPERATION_CANCELED));
-  };
+  /** The abort listener, made only for a probe that has a signal. */
+  private onAbort: (() => void) | undefined;
 
   constructor(
     private readonly engine: NativeProbeEngine,
@@ -34,7 +32,12 @@ class TcpNativeProbe implements NativeProbeSink {
   start(timeoutMs: number, closeMode: CloseMode): void {
     const handle = (this.handle = this.engine.dialTcp(this.ip, this.port, timeoutMs, closeMode, this));
     if (handle < 0) return this.onError(-handle, "connect");
-    this.signal?.addEventListener("abort", this.onAbort, { once: true });
+    if (this.signal === undefined) return;
+    this.onAbort = (): void => {
+      this.engine.close(this.handle, "graceful");
+      this.settle(goOpErrorText("dial", "tcp", joinHostPort(this.host, this.port), GO_OPERATION_CANCELED));
+    };
+    this.signal.addEventListener("abort", this.onAbort, { once: true });
   }
 
   onConnected(): void {
@@ -57,7 +60,7 @@ class TcpNativeProbe implements NativeProbeSink {
   private settle(failureText: string): void {
     if (this.settled) return;
     this.settled = true;
-    this.signal?.removeEventListener("abort", this.onAbort);
+    if (this.onAbort !== undefined) this.signal?.removeEventListener("abort", this.onAbort);
     this.resolve(failureText === "" ? { result: "success", output: "" } : { result: "failure", output: failureText });
   }
 }

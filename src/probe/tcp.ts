@@ -40,15 +40,16 @@ export function probeTcp(target: TcpProbeTarget, options: TcpProbeOptions): Prom
   // Go rejects the port before any socket exists: "dial tcp: address -1: invalid port" (case 59).
   if (!isDialablePort(port)) return Promise.resolve(failure(goInvalidPortText(port)));
   const signal = options.signal;
-  // The "host:port" of the texts is only rendered when a probe fails (this path is hot).
-  let peer: string | undefined;
-  const dialed = (): string => (peer ??= joinHostPort(host, port));
-  if (signal?.aborted) return Promise.resolve(failure(goOpErrorText("dial", "tcp", dialed(), GO_OPERATION_CANCELED)));
+  if (signal?.aborted) return Promise.resolve(failure(goOpErrorText("dial", "tcp", joinHostPort(host, port), GO_OPERATION_CANCELED)));
   const closeMode = options.closeMode ?? DEFAULT_CLOSE_MODE;
   // IP targets go to the native engine when it is in use; names keep Node's lookup.
   const native = nativeEngine();
   const ip = native === undefined ? undefined : nativeDialIp(host);
   if (ip !== undefined) return probeTcpNative(native!, ip, host, port, options, closeMode);
+
+  // The "host:port" of the texts is only rendered when a probe fails (this path is hot).
+  let peer: string | undefined;
+  const dialed = (): string => (peer ??= joinHostPort(host, port));
 
   return new Promise<ProbeOutcome>((resolve) => {
     const socket = new Socket();
