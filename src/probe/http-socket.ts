@@ -77,7 +77,8 @@ export function dialProbeSocket(target: HttpTarget, owner: SocketOwner, lookup?:
     socket.on("timeout", onSocketTimeout);
   }
   try {
-    return socket.connect(lookup ? { ...target.connect, lookup } : target.connect);
+    const address = { host: target.connectHost, port: target.connectPort };
+    return socket.connect(lookup ? { ...address, lookup } : address);
   } catch (err) {
     socket.owner = undefined;
     socket.destroy();

@@ -75,7 +75,7 @@ test("targets: dial address, default ports, SNI name", () => {
   ];
   for (const [url, expected] of rows) {
     const t = buildTarget(url, parts(url), "", [], "", false);
-    assert.deepEqual({ dialAddr: t.dialAddr, connect: t.connect, servername: t.servername, tls: t.tls }, expected, url);
+    assert.deepEqual({ dialAddr: t.dialAddr, connect: { host: t.connectHost, port: t.connectPort }, servername: t.servername, tls: t.tls }, expected, url);
   }
 });
 

@@ -14,14 +14,19 @@ import type { ProbeOutcome } from "./result.js";
 export interface HttpTarget {
   /** url is the request URL as Go prints it in errors (`Get "<url>": …`). */
   readonly url: string;
-  readonly parts: UrlParts;
+  /**
+   * parts of `url`, kept for redirect targets only: a probe's first target lives as long as its
+   * worker, so its URL is parsed again in the rare case that a redirect needs it (targetParts).
+   */
+  readonly parts: UrlParts | undefined;
   /** error is why the request cannot be sent (Go's text after `Get "<url>": `), or "". */
   readonly error: string;
   readonly tls: boolean;
   /** dialAddr is the address as Go prints it in dial errors ("10.0.0.5:80", ":80"). */
   readonly dialAddr: string;
-  /** connect is what the socket dials (an empty host is the local host). */
-  readonly connect: { readonly host: string; readonly port: number };
+  /** connectHost and connectPort are what the socket dials (an empty host is the local host). */
+  readonly connectHost: string;
+  readonly connectPort: number;
   /** servername is the TLS SNI name: the hostname, or "" for an IP literal (as Go). */
   readonly servername: string;
   /** head is the serialised request: request line, header lines, blank line. */
@@ -49,7 +54,6 @@ const ASCII = /^\p{ASCII}*$/u;
 // Go strips these on a redirect to a host that is neither the original nor a subdomain of it.
 const SENSITIVE = new Set(["Authorization", "Www-Authenticate", "Cookie", "Cookie2", "Proxy-Authorization", "Proxy-Authenticate"]);
 const NO_HEAD = Buffer.alloc(0);
-const NO_CONNECT = { host: "", port: 0 };
 
 const cache = new WeakMap<HttpProbeRequest, PreparedHttpRequest>();
 
@@ -81,7 +85,7 @@ function prepare(request: HttpProbeRequest): PreparedHttpRequest {
   const authority = parts.authority ?? "";
   return {
     failure: undefined,
-    first: buildTarget(url, parts, request.host, headers, "", false),
+    first: buildTarget(url, parts, request.host, headers, "", false, false),
     authority,
     hostname: splitHostPort(authority)[0],
     userReferer,
@@ -92,6 +96,7 @@ function prepare(request: HttpProbeRequest): PreparedHttpRequest {
  * buildTarget resolves one request: `host` overrides the Host header ("" = the URL's
  * authority), `referer` ("" = none) is sent in sorted position, and `stripSensitive` drops
  * credentials once a redirect chain left the original domain (Go Client.makeHeadersCopier).
+ * `keepParts` false leaves `parts` out of the target (a probe's first request).
  */
 export function buildTarget(
   url: string,
@@ -100,9 +105,11 @@ export function buildTarget(
   headers: readonly HttpHeaderField[],
   referer: string,
   stripSensitive: boolean,
+  keepParts = true,
 ): HttpTarget {
   const tls = parts.scheme === "https";
-  const unsendable = (error: string): HttpTarget => ({ url, parts, error, tls, dialAddr: "", connect: NO_CONNECT, servername: "", head: NO_HEAD });
+  const kept = keepParts ? parts : undefined;
+  const unsendable = (error: string): HttpTarget => ({ url, parts: kept, error, tls, dialAddr: "", connectHost: "", connectPort: 0, servername: "", head: NO_HEAD });
   if (parts.scheme !== "http" && !tls) return unsendable(`unsupported protocol scheme ${goQuote(parts.scheme)}`);
   const authority = parts.authority ?? "";
   if (parts.opaque !== "" || authority === "") return unsendable("http: no Host in request URL");
@@ -111,14 +118,24 @@ export function buildTarget(
   if (port > 65535) return unsendable(goInvalidPortText(port));
   return {
     url,
-    parts,
+    parts: kept,
     error: "",
     tls,
     dialAddr: joinHostPort(hostname, port), // as Go prints it (":80" for an empty host)
-    connect: { host: dialHost(hostname), port },
+    connectHost: dialHost(hostname),
+    connectPort: port,
     servername: isIP(hostname) ? "" : hostname,
     head: serializeRequest(parts, host || authority, headers, referer, stripSensitive),
   };
+}
+
+/** targetParts returns the parts of a target's URL, parsing a first target's URL again. */
+export function targetParts(target: HttpTarget): UrlParts {
+  if (target.parts !== undefined) return target.parts;
+  const parts = parseUrlReference(target.url);
+  // A first target exists only for a URL that parsed (prepare), and parsing is deterministic.
+  if (typeof parts === "string") throw new Error(`probe URL ${target.url} no longer parses: ${parts}`);
+  return parts;
 }
 
 /**

@@ -12,7 +12,7 @@ import { parseUrlReference, renderUrl, resolveReference, splitHostPort, type Htt
 import { HttpResponseParser, type ParseStatus, type ResponseSink } from "./http-response-parser.js";
 import { NativeHttpConnection } from "./http-native.js";
 import { dialProbeSocket, ProbeSocket, ServerHeadTap, startTls, type ProbeStream, type SocketOwner } from "./http-socket.js";
-import { buildTarget, prepareHttpRequest, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
+import { buildTarget, prepareHttpRequest, targetParts, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
 import { nativeDialIp } from "./native-engine.js";
 import { nativeEngine } from "./probe-engine.js";
 import type { HandlerOptions, ProbeOutcome } from "./result.js";
@@ -107,10 +107,10 @@ class HttpProbe implements ResponseSink, SocketOwner {
     if (target.error !== "") return this.finish(this.failure(target.error));
     // Plain HTTP to an IP goes to the native engine when it is in use (TLS and names stay here).
     const native = target.tls ? undefined : nativeEngine();
-    const ip = native === undefined ? undefined : nativeDialIp(target.connect.host);
+    const ip = native === undefined ? undefined : nativeDialIp(target.connectHost);
     if (ip !== undefined) {
       this.tap = undefined;
-      this.raw = this.stream = new NativeHttpConnection(native!, ip, target.connect.port, this).open(target.head, left, this.mode);
+      this.raw = this.stream = new NativeHttpConnection(native!, ip, target.connectPort, this).open(target.head, left, this.mode);
       return;
     }
     try {
@@ -176,7 +176,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
         this.finish(this.failure(`failed to parse Location header ${goQuote(location)}: parse ${goQuote(location)}: ${ref}`));
         return false;
       }
-      const parts = resolveReference(this.current!.parts, ref);
+      const parts = resolveReference(targetParts(this.current!), ref);
       const hostname = splitHostPort(parts.authority ?? "")[0];
       // kubelet RedirectChecker: a redirect off the original hostname (port ignored) is not
       // followed and the 3xx is the answer; otherwise Go's cap applies.
@@ -208,7 +208,7 @@ class HttpProbe implements ResponseSink, SocketOwner {
     if (parts.authority !== first && !isDomainOrSubdomain(hostname, prepared.hostname)) this.stripSensitive = true;
     const { host, headers } = this.request;
     const current = this.current!;
-    const downgrade = current.parts.scheme === "https" && parts.scheme === "http";
+    const downgrade = current.tls && parts.scheme === "http";
     const keepHost = host !== "" && host !== first && relative ? host : "";
     const referer = prepared.userReferer || downgrade ? "" : current.url;
     return buildTarget(renderUrl(parts), parts, keepHost, headers, referer, this.stripSensitive);
