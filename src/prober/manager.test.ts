@@ -308,7 +308,7 @@ test("updatePodStatus triggers a manual readiness run when the result is not Suc
   await cleanup(m);
 });
 
-test("close resolves once every worker has exited, one still probing included, for every caller", async () => {
+test("close resolves once every worker live at the call has exited, one still probing included, for every caller; later workers are not waited for", async () => {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let busyProbes = 0;
@@ -335,11 +335,17 @@ test("close resolves once every worker has exited, one still probing included, f
   let closed = 0;
   const closes = [m.close().then(() => closed++), m.close().then(() => closed++)];
   await waitFor("the idle worker to exit", () => m.workerCount() === 1);
+  // A worker started after close() (a late pod update) is not waited for.
+  const late = pod("late", [{ name: "c", livenessProbe: { tcpSocket: { port: 82 }, periodSeconds: 10 } }]);
+  env.status.set("late-uid", { phase: "Running", podIP: "127.0.0.1", containerStatuses: [running("c", "test://late", { started: true })] });
+  m.addPod(late);
   await flushMicrotasks();
   assert.equal(closed, 0, "close waits for the probe in flight (the kubelet does not abort it)");
   release();
   await Promise.all(closes);
   assert.equal(closed, 2);
+  assert.deepEqual(keys(m, late), ["c/liveness"]);
+  await m.close();
   assert.equal(m.workerCount(), 0);
   await m.close(); // nothing left: resolves at once
 });
