@@ -36,6 +36,7 @@ const FLAGS = {
   spawner: { kind: "string", default: "auto", help: "probelet only, exec: auto|helper|node (HostCommandRunner spawner)" },
   engine: { kind: "string", default: "auto", help: "probelet only: auto|native|js probe I/O engine of http and tcp (auto: native when built)" },
   "tick-coalesce": { kind: "int", default: "-1", help: "probelet only: ProbeManager tickCoalesceMs (-1: the manager's default)" },
+  standing: { kind: "string", default: "on", help: "probelet only: on|off: tcpSocket probes in a steady Success stand on the native engine (ProbeManager standingProbes)" },
 } as const;
 
 const DEFAULT_TARGETS: Record<ProbeKind, string> = {
@@ -87,6 +88,7 @@ function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof 
   return new ProbeManager({
     runner: cfg.runner,
     ...(tickCoalesceMs >= 0 ? { tickCoalesceMs } : {}),
+    standingProbes,
     proberOptions: {
       ...(cfg.closeMode ? { closeMode: cfg.closeMode } : {}),
       ...(cfg.noopHandler ? { handlers: { [cfg.kind]: noopHandler } } : {}),
@@ -97,6 +99,8 @@ function newManager(cfg: RunConfig, extra: Partial<ConstructorParameters<typeof 
 
 /** tickCoalesceMs is the -tick-coalesce flag (-1: the manager's default). */
 let tickCoalesceMs = -1;
+/** standingProbes is the -standing flag. */
+let standingProbes = true;
 
 /** runLoad drives N workers for the duration and records every probe through onProbe. */
 async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
@@ -105,7 +109,7 @@ async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
   const indexOf = new Map<string, number>();
   const rng = seededRandom(seedFrom(cfg.seed));
   let current = -1;
-  let measuring = true;
+  const endAt = t0 + cfg.durationMs;
   const manager = newManager(cfg, {
     statusProvider: statuses,
     // The worker draws its start offset synchronously inside addPod: attribute it to that pod.
@@ -115,11 +119,13 @@ async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
       return f;
     },
     onProbe: (worker, record) => {
-      // onProbe fires right after the probe finished: start = now − duration (monotonic ms).
-      if (!measuring) return;
+      // startedAt is on the system clock's monotonic scale, performance.now(). Probes that finish
+      // after the load's end (in the stop) are not counted; standing probes report in batches, so
+      // the test is on the probe's own times, not on when its record arrives.
+      if (record.startedAt + record.durationMs > endAt) return;
       const index = indexOf.get(worker.pod.metadata.uid ?? "");
       if (index === undefined) return;
-      recorder.record(index, performance.now() - record.durationMs, record.durationMs, record.result === "Success", record.outcome?.output);
+      recorder.record(index, record.startedAt, record.durationMs, record.result === "Success", record.outcome?.output);
     },
   });
   const startedAt = new Date().toISOString();
@@ -134,8 +140,6 @@ async function runLoad(cfg: RunConfig, t0: number): Promise<RunFigures> {
   }
   current = -1;
   await sleep(Math.max(0, t0 + cfg.durationMs - performance.now()));
-  // Probes cut short by the stop (aborted mid-flight) are not counted.
-  measuring = false;
   await manager.close();
   if (cfg.dump !== "") writeFileSync(cfg.dump, recorder.dumpCsv());
   const s = recorder.summary();
@@ -194,6 +198,8 @@ function parseCommandLine(): { cfg: RunConfig; mode: string } {
   if (engine !== "auto" && engine !== "native" && engine !== "js") throw new FlagError("bad -engine");
   if (engine !== "auto") useProbeEngine(engine);
   tickCoalesceMs = values["tick-coalesce"];
+  if (values.standing !== "on" && values.standing !== "off") throw new FlagError("bad -standing");
+  standingProbes = values.standing === "on";
   if (values.n < 1 || values.period <= 0 || values.duration <= 0 || values.timeout <= 0) throw new FlagError("-n, -period, -duration and -timeout must be positive");
   const cfg: RunConfig = {
     kind,
@@ -273,6 +279,7 @@ async function main(): Promise<void> {
       node_flags: process.execArgv.join(" "),
       engine: probeEngineInfo().name,
       close_mode: cfg.closeMode ?? "default",
+      standing: standingProbes ? "on" : "off",
       handler: cfg.noopHandler ? "noop" : "real",
       ...(spawnerUsed ? { spawner: spawnerUsed } : {}),
       cpu_us_per_probe_incl_children: round3(((cpuS + childrenS) * 1e6) / Math.max(1, completed)),

@@ -3,6 +3,15 @@
 import { before, describe, test } from "node:test";
 import { useProbeEngine, type ProbeEngineName } from "../src/probe/probe-engine.js";
 
+/**
+ * nativeSkipReason is a test's `skip` option for what needs the native engine: false when this
+ * process now uses it, else why it cannot.
+ */
+export function nativeSkipReason(): string | false {
+  const unavailable = nativeUnavailable();
+  return unavailable === undefined ? false : `the native probe engine is not built: ${unavailable}`;
+}
+
 /** nativeUnavailable says why the native engine cannot run here, or undefined when it can. */
 function nativeUnavailable(): string | undefined {
   try {

@@ -120,13 +120,20 @@ export function runningStatus(index: number, target: SyntheticTarget, startedAt:
 /** SyntheticStatusProvider serves the synthetic pods' statuses to the workers. */
 export class SyntheticStatusProvider implements PodStatusProvider {
   private readonly statuses = new Map<string, PodStatus>();
+  private readonly watchers = new Set<(uid: string) => void>();
 
-  /** set stores the status of one pod. */
+  /** set stores the status of one pod (a new object each time, as the status manager does). */
   set(uid: string, status: PodStatus): void {
     this.statuses.set(uid, status);
+    for (const watcher of this.watchers) watcher(uid);
   }
 
   getPodStatus(podUid: string): PodStatus | undefined {
     return this.statuses.get(podUid);
+  }
+
+  watchPodStatuses(watcher: (uid: string) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 }

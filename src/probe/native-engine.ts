@@ -16,6 +16,9 @@ interface EngineBinding {
   flush(): void;
   arm(handle: number, ms: number): void;
   close(handle: number, reset: boolean): void;
+  stand(ip: string, port: number, timeoutMs: number, reset: boolean, nowMs: number, baseMs: number, nextMs: number, periodMs: number, coalesceMs: number): number;
+  unstand(handle: number): boolean;
+  hold(delta: number): void;
 }
 
 // Mirrors of the addon's constants.
@@ -25,6 +28,8 @@ const EV_CONNECTED = 1;
 const EV_ERROR = 2;
 const EV_TIMEOUT = 3;
 const EV_DATA = 4;
+const EV_STAND_OK = 5; // then EV_STAND_ERROR, EV_STAND_TIMEOUT: STANDING_OUTCOMES's order
+const EV_STAND_ENDED = 8;
 const EVENT_FIELDS = 7;
 const FLAG_EOF = 1;
 const FLAG_FINAL = 2;
@@ -49,6 +54,29 @@ export interface NativeProbeSink {
   onData(buf: Buffer, eof: boolean): void;
 }
 
+/** StandingDialOutcome is how one dial of a standing probe ended. */
+export type StandingDialOutcome = "connected" | "error" | "timeout";
+const STANDING_OUTCOMES: readonly StandingDialOutcome[] = ["connected", "error", "timeout"];
+
+/** NativeStandingSink receives a standing probe's records, in the order its dials finished. */
+export interface NativeStandingSink {
+  /** One dial: `errno` and `syscall` for "error"; times in the monotonic ms that stand() was given. */
+  onStandingDial(outcome: StandingDialOutcome, errno: number, syscall: NativeSyscall, startMs: number, endMs: number): void;
+  /** The standing probe ended (a dial failed, or unstand()); `nextTickMs` is its ticker's next tick. */
+  onStandingEnded(nextTickMs: number): void;
+}
+
+/** StandingSchedule is a worker's tick grid, handed to the engine (monotonic ms, performance.now()). */
+export interface StandingSchedule {
+  /** The grid's origin and period: ticks fall at baseMs + k·periodMs. */
+  baseMs: number;
+  periodMs: number;
+  /** The next tick the engine runs. */
+  nextMs: number;
+  /** How late a tick may run to share the engine thread's wake-up (the scheduler's window). */
+  coalesceMs: number;
+}
+
 const ERRNO_CODES = new Map<number, string>(Object.entries(osConstants.errno).map(([code, errno]) => [errno, code]));
 
 /** socketError builds the error Node would report for `errno` in `syscall` ("connect ECONNREFUSED 127.0.0.1:80"). */
@@ -67,6 +95,9 @@ export function socketError(errno: number, syscall: NativeSyscall, ip: string, p
  */
 export class NativeProbeEngine {
   private readonly sinks = new Map<number, NativeProbeSink>();
+  private readonly standingSinks = new Map<number, NativeStandingSink>();
+  /** Standing probes asked to end whose end has not arrived: each holds the event loop alive. */
+  private readonly ending = new Set<number>();
   private flushScheduled = false;
   private readonly flush = (): void => {
     this.flushScheduled = false;
@@ -87,9 +118,8 @@ export class NativeProbeEngine {
 
   /**
    * dialTcp connects to ip:port; the outcome is known as soon as the connection is made.
-   * "reset" then closes it at once (SO_LINGER {1, 0}); "graceful" closes it once the server has
-   * closed its end, or 10 ms later, so that a server that closes first keeps the TIME-WAIT
-   * (native/probe-engine.c close_after_server). `timeoutMs` ≤ 0 means no deadline. Returns the
+   * "reset" then closes it at once (SO_LINGER {1, 0}); "graceful" closes it 10 ms later, so
+   * that a server that closes first keeps the TIME-WAIT (native/probe-engine.c close_after_server). `timeoutMs` ≤ 0 means no deadline. Returns the
    * probe's handle, or a negative errno (ENOMEM) when the engine could not take it; socket()
    * and connect() errors arrive as events.
    */
@@ -125,6 +155,37 @@ export class NativeProbeEngine {
     this.binding.arm(handle, ms);
   }
 
+  /**
+   * stand hands a tcpSocket probe's ticker to the engine thread: it dials ip:port (closing as
+   * dialTcp does) on every tick of `schedule`, with Go's late-tick rule, until a dial fails or
+   * unstand() is called, and reports every dial and then the end to `sink`. Records of
+   * successful dials reach JavaScript in batches, up to 100 ms late; a failure and the end come at
+   * once. Returns the handle, or a negative errno (ENOMEM) when the engine could not take it.
+   */
+  stand(ip: string, port: number, timeoutMs: number, closeMode: CloseMode, schedule: StandingSchedule, sink: NativeStandingSink): number {
+    const { baseMs, nextMs, periodMs, coalesceMs } = schedule;
+    const handle = this.binding.stand(ip, port, timeoutMs, closeMode === "reset", performance.now(), baseMs, nextMs, periodMs, coalesceMs);
+    if (handle >= 0) this.standingSinks.set(handle, sink);
+    return handle;
+  }
+
+  /**
+   * unstand ends a standing probe after its dial in flight; its sink still hears that dial and
+   * the end. Until the end arrives the event loop stays alive (a standing probe alone does not
+   * keep it so, as a worker's wait does not), so that whoever waits for it is not cut short.
+   */
+  unstand(handle: number): void {
+    if (!this.standingSinks.has(handle) || this.ending.has(handle)) return;
+    this.ending.add(handle);
+    this.binding.hold(1);
+    this.binding.unstand(handle);
+  }
+
+  /** standingCount counts the standing probes whose end has not been delivered. */
+  standingCount(): number {
+    return this.standingSinks.size;
+  }
+
   /** close closes a probe's socket (RST with "reset") and drops its sink; no event follows. */
   close(handle: number, closeMode: CloseMode): void {
     if (this.sinks.delete(handle)) this.binding.close(handle, closeMode === "reset");
@@ -134,6 +195,10 @@ export class NativeProbeEngine {
     for (let i = 0; i < events.length; i += EVENT_FIELDS) {
       const handle = events[i]!;
       const flags = events[i + 6]!;
+      if (events[i + 1]! >= EV_STAND_OK) {
+        this.dispatchStanding(events, i, data!);
+        continue;
+      }
       const sink = this.sinks.get(handle);
       if (sink === undefined) continue; // closed by its probe before this batch arrived
       if ((flags & FLAG_FINAL) !== 0) this.sinks.delete(handle);
@@ -151,6 +216,23 @@ export class NativeProbeEngine {
         sink.onError(events[i + 2]!, SYSCALLS[events[i + 3]!] ?? "connect", local);
       }
     }
+  }
+
+  /** dispatchStanding hands one standing probe's record (event `i`) to its sink. */
+  private dispatchStanding(events: Int32Array, i: number, data: Buffer): void {
+    const handle = events[i]!;
+    const sink = this.standingSinks.get(handle);
+    if (sink === undefined) return;
+    const type = events[i + 1]!;
+    const at = events[i + 4]!;
+    if (type === EV_STAND_ENDED) {
+      this.standingSinks.delete(handle);
+      if (this.ending.delete(handle)) this.binding.hold(-1);
+      sink.onStandingEnded(data.readDoubleLE(at));
+      return;
+    }
+    const outcome = STANDING_OUTCOMES[type - EV_STAND_OK] ?? "error";
+    sink.onStandingDial(outcome, events[i + 2]!, SYSCALLS[events[i + 3]!] ?? "connect", data.readDoubleLE(at), data.readDoubleLE(at + 8));
   }
 }
 

@@ -45,11 +45,11 @@ class TcpNativeProbe implements NativeProbeSink {
   }
 
   onError(errno: number, syscall: NativeSyscall): void {
-    this.settle(goDialErrorText(socketError(errno, syscall, this.ip, this.port), joinHostPort(this.host, this.port)));
+    this.settle(tcpDialErrorText(errno, syscall, this.ip, this.host, this.port));
   }
 
   onTimeout(): void {
-    this.settle(goOpErrorText("dial", "tcp", joinHostPort(this.host, this.port), GO_IO_TIMEOUT));
+    this.settle(tcpDialTimeoutText(this.host, this.port));
   }
 
   onData(): void {
@@ -63,4 +63,14 @@ class TcpNativeProbe implements NativeProbeSink {
     if (this.onAbort !== undefined) this.signal?.removeEventListener("abort", this.onAbort);
     this.resolve(failureText === "" ? { result: "success", output: "" } : { result: "failure", output: failureText });
   }
+}
+
+/** tcpDialErrorText is Go's text for a failed dial of ip:port ("host:port" as given), as probeTcp renders it. */
+export function tcpDialErrorText(errno: number, syscall: NativeSyscall, ip: string, host: string, port: number): string {
+  return goDialErrorText(socketError(errno, syscall, ip, port), joinHostPort(host, port));
+}
+
+/** tcpDialTimeoutText is Go's text for a dial that ran out of time. */
+export function tcpDialTimeoutText(host: string, port: number): string {
+  return goOpErrorText("dial", "tcp", joinHostPort(host, port), GO_IO_TIMEOUT);
 }

@@ -11,7 +11,9 @@ import { probeGrpc } from "../probe/grpc.js";
 import { probeHttp, type HttpProbeOptions } from "../probe/http.js";
 import { newHttpProbeRequest, type HttpProbeRequest } from "../probe/http-request.js";
 import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
+import type { StandingSchedule } from "../probe/native-engine.js";
 import { probeTcp, type TcpProbeOptions, type TcpProbeTarget } from "../probe/tcp.js";
+import { standTcp, type StandingTcpProbe, type StandingTcpSink } from "../probe/tcp-standing.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { EventReason, type EventRecorder } from "./events.js";
 import { resolveContainerPort, resolveProbeHost } from "./port.js";
@@ -104,7 +106,36 @@ export class Prober {
     for (let attempt = 1; attempt < MAX_PROBE_RETRIES && outcome.error; attempt++) {
       outcome = await this.runProbe(probeType, spec, pod, status, container, containerId, signal);
     }
-    return this.recordOutcome(probeType, pod, container, outcome);
+    return this.resultOf(probeType, pod, container, outcome);
+  }
+
+  /**
+   * standTcp hands the ticker of a container's tcpSocket probe to the native engine
+   * (tcp-standing.ts), with the target probe() would dial now. Undefined when the probe is no
+   * tcpSocket probe, its handler is not the real one, its target cannot be built, or it cannot
+   * stand on the engine. The sink's outcomes go through resultOf like probe()'s.
+   */
+  standTcp(probeType: ProbeType, status: PodStatus, container: Container, schedule: StandingSchedule, sink: StandingTcpSink): StandingTcpProbe | undefined {
+    const spec = probeSpec(probeType, container);
+    if (!spec?.tcpSocket || this.handlers.tcp !== probeTcp) return undefined;
+    try {
+      const { target, options } = this.tcpTarget(spec, container, status.podIP ?? "");
+      return standTcp(target, options, schedule, sink);
+    } catch {
+      return undefined; // probe() reports a target it cannot build
+    }
+  }
+
+  /** tcpTarget is a tcpSocket probe's target and options for a pod IP, built once per IP. */
+  private tcpTarget(spec: Probe, container: Container, podIP: string): { target: TcpProbeTarget; options: TcpProbeOptions } {
+    let cached = this.tcpTargets.get(spec);
+    if (!cached || cached.podIP !== podIP) {
+      const tcp = spec.tcpSocket!;
+      const target = { host: resolveProbeHost(tcp.host, podIP), port: resolveContainerPort(tcp.port, container) };
+      cached = { podIP, target, options: { timeoutMs: (spec.timeoutSeconds ?? 1) * 1000, closeMode: this.closeMode } };
+      this.tcpTargets.set(spec, cached);
+    }
+    return cached;
   }
 
   /**
@@ -143,12 +174,7 @@ export class Prober {
         return await this.handlers.http(cached.request, signal ? { ...cached.options, signal } : cached.options);
       }
       if (spec.tcpSocket) {
-        let cached = this.tcpTargets.get(spec);
-        if (!cached || cached.podIP !== podIP) {
-          const target = { host: resolveProbeHost(spec.tcpSocket.host, podIP), port: resolveContainerPort(spec.tcpSocket.port, container) };
-          cached = { podIP, target, options: { timeoutMs, closeMode: this.closeMode } };
-          this.tcpTargets.set(spec, cached);
-        }
+        const cached = this.tcpTarget(spec, container, podIP);
         return await this.handlers.tcp(cached.target, signal ? { ...cached.options, signal } : cached.options);
       }
       if (spec.grpc) {
@@ -177,8 +203,8 @@ export class Prober {
     return options;
   }
 
-  /** recordOutcome maps a handler outcome to a Result (with the outcome) and records the kubelet's events. */
-  private recordOutcome(probeType: ProbeType, pod: Pod, container: Container, outcome: ProbeOutcome): ProberResult {
+  /** resultOf maps a handler outcome to a Result (with the outcome) and records the kubelet's events. */
+  resultOf(probeType: ProbeType, pod: Pod, container: Container, outcome: ProbeOutcome): ProberResult {
     const label = probeTypeLabel(probeType);
     const target = { pod, containerName: container.name };
     const fields = (): Record<string, unknown> => ({ probeType, pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: container.name });

@@ -3,6 +3,8 @@
 // (kubelet pkg/kubelet/prober/worker.go).
 import { probeExtensionsOf } from "../api/probe-extensions.js";
 import type { Container, Pod, PodStatus, Probe } from "../api/types.js";
+import type { ProbeOutcome } from "../probe/result.js";
+import type { StandingTcpProbe, StandingTcpSink } from "../probe/tcp-standing.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { WorkerSeries } from "./metrics.js";
@@ -10,17 +12,28 @@ import { findContainerStatus, type Prober, type ProberResult } from "./prober.js
 import type { ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
 import type { ResultsManager } from "./results/results-manager.js";
+import type { StandingMember, StandingWorkers } from "./standing-workers.js";
 import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";
 import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
-/** PodStatusProvider is the one method a worker needs from the status manager. */
+/** PodStatusProvider is what a worker needs from the status manager. */
 export interface PodStatusProvider {
   getPodStatus(podUid: string): PodStatus | undefined;
+  /**
+   * watchPodStatuses, when the provider has it, calls `watcher` with a pod's UID whenever
+   * getPodStatus(uid) starts to return something else (a new status object, or none); it returns
+   * the unsubscribe. Only with it may a worker's tcpSocket probe stand on the native engine
+   * (standing-workers.ts): the worker must hear of every change to check its gates again.
+   */
+  watchPodStatuses?(watcher: (podUid: string) => void): () => void;
 }
 
 /** ProbeRecord describes one finished probe, for history and watchers. */
 export interface ProbeRecord {
+  /** When the probe finished (ms since the epoch). */
   time: number;
+  /** When the probe's step started, on the clock's monotonic scale (ms). */
+  startedAt: number;
   probeType: ProbeType;
   containerId: string;
   result: Result;
@@ -53,6 +66,11 @@ export interface WorkerContext {
   onProbe?: (worker: Worker, record: ProbeRecord) => void;
   /** Called once when the worker has exited and cleaned up. */
   onExit: (worker: Worker) => void;
+  /**
+   * The manager's standing workers; without it (a fake clock, a given prober, a status provider
+   * that cannot be watched) no probe stands and the worker probes every tick itself.
+   */
+  standing?: StandingWorkers;
 }
 
 /** INITIAL_VALUES are the results written when a new container ID is first seen (kubelet newWorker). */
@@ -63,7 +81,7 @@ export const INITIAL_VALUES: Record<ProbeType, Result> = {
 };
 
 /** Worker periodically probes one container and writes results to its cache. */
-export class Worker implements TickTarget {
+export class Worker implements TickTarget, StandingTcpSink, StandingMember {
   /** The probe spec this worker was created with; spec updates are not picked up (kubelet). */
   readonly spec: Probe;
   /** Last container ID seen ("" before the first one); its cache entry is removed on exit. */
@@ -104,6 +122,13 @@ export class Worker implements TickTarget {
   private period = 0;
   private tickBase = 0;
   private nextTick = 0;
+  /**
+   * The probe standing on the native engine, while this worker's ticker runs there: after a
+   * steady Success, until a probe fails, the pod's status changes, stop() or a trigger.
+   */
+  private standing: StandingTcpProbe | undefined;
+  /** The status the last step's gates passed with, when that step ended in a steady Success. */
+  private standableStatus: PodStatus | undefined;
   /** startedAt of the current container instance, parsed once per container ID. */
   private startedAtMs = Number.NaN;
   private startedAtText: string | undefined;
@@ -167,6 +192,7 @@ export class Worker implements TickTarget {
   /** stop asks the loop to exit; idempotent and non-blocking (kubelet stopCh with buffer 1). */
   stop(): void {
     this.stopRequested = true;
+    this.standing?.end();
     this.endWait();
   }
 
@@ -175,7 +201,13 @@ export class Worker implements TickTarget {
     if (this.triggerPending) return false;
     this.triggerPending = true;
     if (this.waiting === "tick") this.endWait();
+    else this.standing?.end();
     return true;
+  }
+
+  /** podStatusChanged: a standing probe ends so that the next step checks the gates again. @internal (StandingMember) */
+  podStatusChanged(): void {
+    this.standing?.end();
   }
 
   // The loop, after kubelet worker.go run: probe on every tick of a ticker (a tick that falls
@@ -213,7 +245,41 @@ export class Worker implements TickTarget {
       return this.probe();
     }
     if (this.triggerPending) return this.afterTick();
+    if (this.standableStatus !== undefined && this.stand()) return;
     this.waitFor("tick", this.nextTick - now);
+  }
+
+  /**
+   * stand hands the ticker to the native engine when the probe can stand there: the gates passed
+   * with the pod's current status object, so until it changes every tick would probe the same
+   * target and a Success would change nothing but counts. Returns whether it stands.
+   */
+  private stand(): boolean {
+    const status = this.standableStatus;
+    this.standableStatus = undefined;
+    const standing = this.ctx.standing;
+    const podUid = this.pod.metadata.uid ?? "";
+    if (standing === undefined || !standing.accepting || status === undefined || this.ctx.statusProvider.getPodStatus(podUid) !== status) return false;
+    const schedule = { baseMs: this.tickBase, nextMs: this.nextTick, periodMs: this.period, coalesceMs: standing.coalesceMs };
+    this.standing = this.ctx.prober.standTcp(this.probeType, status, this.container, schedule, this);
+    if (this.standing === undefined) return false;
+    standing.add(podUid, this);
+    return true;
+  }
+
+  /** onStandingProbe: a standing probe finished; the rest of doProbe runs as for a probe of the loop. @internal (StandingTcpSink) */
+  onStandingProbe(outcome: ProbeOutcome, startMs: number, endMs: number): void {
+    const { clock, prober } = this.ctx;
+    const probed = prober.resultOf(this.probeType, this.pod, this.container, outcome);
+    this.finishProbe(probed, startMs, endMs - startMs, clock.now() - (clock.monotonic() - endMs));
+  }
+
+  /** onStandingEnded: the ticker is back; the loop goes on from the probe that finished last. @internal (StandingTcpSink) */
+  onStandingEnded(nextTickMs: number): void {
+    this.standing = undefined;
+    this.ctx.standing?.delete(this.pod.metadata.uid ?? "", this);
+    this.nextTick = nextTickMs;
+    this.afterProbe(true);
   }
 
   /** afterTick: the tick came, or a manual trigger; the next probe runs now. */
@@ -319,6 +385,7 @@ export class Worker implements TickTarget {
   private async step(signal: AbortSignal | undefined): Promise<boolean> {
     const { clock, results, logger } = this.ctx;
     const startTime = clock.monotonic();
+    this.standableStatus = undefined;
     const podUid = this.pod.metadata.uid ?? "";
 
     const status = this.ctx.statusProvider.getPodStatus(podUid);
@@ -377,7 +444,21 @@ export class Worker implements TickTarget {
 
     const probed = await this.ctx.prober.probe(this.probeType, this.pod, status, this.container, this.containerId, signal);
     if (probed.error) return true; // The probe could not run: discard (kubelet prober error path).
-    const durationMs = clock.monotonic() - startTime;
+    this.finishProbe(probed, startTime, clock.monotonic() - startTime, clock.now());
+    // A steady Success of a tcpSocket probe may stand on the engine until the status changes.
+    if (probed.result === "Success" && this.resultRun >= (this.spec.successThreshold ?? 1) && !this.onHold && this.spec.tcpSocket !== undefined && this.ctx.standing !== undefined) {
+      this.standableStatus = status;
+    }
+    return true;
+  }
+
+  /**
+   * finishProbe is the rest of doProbe once a probe has a result: metrics, the threshold run, the
+   * record and the cache write (kubelet worker.go doProbe, after the probe call).
+   */
+  private finishProbe(probed: ProberResult, startTime: number, durationMs: number, time: number): void {
+    const { results } = this.ctx;
+    const podUid = this.pod.metadata.uid ?? "";
     this.series?.record(probed.result, durationMs / 1000);
 
     if (this.lastResult === probed.result) {
@@ -390,13 +471,12 @@ export class Worker implements TickTarget {
     if (this.ctx.onProbe !== undefined) {
       // Two literals rather than a spread of the optional outcome: same fields in the same order.
       const { probeType, containerId, resultRun } = this;
-      const time = clock.now();
       const record: ProbeRecord = probed.outcome
-        ? { time, probeType, containerId, result: probed.result, outcome: probed.outcome, durationMs, resultRun, threshold }
-        : { time, probeType, containerId, result: probed.result, durationMs, resultRun, threshold };
+        ? { time, startedAt: startTime, probeType, containerId, result: probed.result, outcome: probed.outcome, durationMs, resultRun, threshold }
+        : { time, startedAt: startTime, probeType, containerId, result: probed.result, durationMs, resultRun, threshold };
       this.ctx.onProbe(this, record);
     }
-    if ((probed.result === "Failure" || probed.result === "Success") && this.resultRun < threshold) return true;
+    if ((probed.result === "Failure" || probed.result === "Success") && this.resultRun < threshold) return;
 
     results.set(this.containerId, probed.result, podUid);
     if (probed.result === "Success") this.succeeded = true;
@@ -406,7 +486,6 @@ export class Worker implements TickTarget {
       this.onHold = true;
       this.resultRun = 0;
     }
-    return true;
   }
 
 

@@ -241,6 +241,29 @@ describe("StatusManager", () => {
     assert.equal(notified.length, 2);
   });
 
+  test("watchPodStatuses hears every new status object and every removal, never an unchanged store", () => {
+    const { manager, lines } = setup();
+    const watched: string[] = [];
+    const unwatch = manager.watchPodStatuses((uid) => watched.push(uid));
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));
+    const first = manager.getPodStatus(UID);
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));
+    assert.equal(manager.getPodStatus(UID), first, "an equal status keeps the stored object");
+    manager.setContainerReadiness(UID, "test://c1", true);
+    manager.removePod(UID);
+    manager.removePod(UID);
+    assert.deepEqual(watched, [UID, UID, UID], "stored, readiness changed, removed; the equal store and the second removal are not heard");
+    const throwing = manager.watchPodStatuses(() => {
+      throw new Error("boom");
+    });
+    unwatch();
+    manager.setPodStatus(testPod(), runningStatus({ c: "test://c2" }));
+    assert.equal(watched.length, 3, "unsubscribed");
+    assert.equal(manager.version(UID), 1, "a throwing watcher does not stop the store");
+    assert.deepEqual(lines.filter((l) => l.level === "error").map((l) => l.msg), ["Pod status watcher failed"]);
+    throwing();
+  });
+
   test("a status equal to the cached one is dropped: no version bump, no notification", () => {
     const { manager, notified } = setup();
     manager.setPodStatus(testPod(), runningStatus({ c: "test://c1" }));

@@ -42,6 +42,8 @@ export class StatusManager implements PodStatusProvider {
   /** Invariant: entries are private deep copies, replaced (never mutated) on every update. */
   private readonly statuses = new Map<string, VersionedStatus>();
   private readonly listeners = new Set<StatusListener>();
+  /** watchPodStatuses listeners: told of every store and removal. */
+  private readonly watchers = new Set<(uid: string) => void>();
 
   constructor(options: StatusManagerOptions) {
     this.clock = options.clock;
@@ -72,9 +74,30 @@ export class StatusManager implements PodStatusProvider {
     return this.statuses.get(uid)?.version ?? 0;
   }
 
-  /** removePod forgets a pod's status and version; listeners are not called. */
+  /** removePod forgets a pod's status and version; listeners are not called, watchers are. */
   removePod(uid: string): void {
-    this.statuses.delete(uid);
+    if (this.statuses.delete(uid)) this.tellWatchers(uid);
+  }
+
+  /**
+   * watchPodStatuses calls `watcher` with a pod's UID whenever getPodStatus(uid) starts to
+   * return something else: a new status, or none. The returned function unsubscribes.
+   */
+  watchPodStatuses(watcher: (uid: string) => void): () => void {
+    this.watchers.add(watcher);
+    return () => {
+      this.watchers.delete(watcher);
+    };
+  }
+
+  private tellWatchers(uid: string): void {
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher(uid);
+      } catch (err) {
+        this.log.error("Pod status watcher failed", { podUID: uid, err });
+      }
+    }
   }
 
   /** subscribe registers a listener for stored statuses; the returned function unsubscribes. */
@@ -157,6 +180,7 @@ export class StatusManager implements PodStatusProvider {
     if (cached?.json === json) return;
     const version = (cached?.version ?? 0) + 1;
     this.statuses.set(uid, { status, version, json });
+    this.tellWatchers(uid);
     for (const listener of [...this.listeners]) {
       try {
         listener(uid, status);
