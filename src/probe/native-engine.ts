@@ -119,7 +119,8 @@ export class NativeProbeEngine {
   /**
    * dialTcp connects to ip:port; the outcome is known as soon as the connection is made.
    * "reset" then closes it at once (SO_LINGER {1, 0}); "graceful" closes it 10 ms later, so
-   * that a server that closes first keeps the TIME-WAIT (native/probe-engine.c close_after_server). `timeoutMs` ≤ 0 means no deadline. Returns the
+   * that a server that closes first keeps the TIME-WAIT (native/probe-engine.c
+   * close_after_server). `timeoutMs` ≤ 0 means no deadline. Returns the
    * probe's handle, or a negative errno (ENOMEM) when the engine could not take it; socket()
    * and connect() errors arrive as events.
    */

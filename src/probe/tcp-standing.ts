@@ -5,7 +5,7 @@ import { DEFAULT_CLOSE_MODE } from "./connection.js";
 import { nativeDialIp, type NativeProbeEngine, type NativeStandingSink, type NativeSyscall, type StandingDialOutcome, type StandingSchedule } from "./native-engine.js";
 import { nativeEngine } from "./probe-engine.js";
 import type { ProbeOutcome } from "./result.js";
-import type { TcpProbeOptions, TcpProbeTarget } from "./tcp.js";
+import { isDialablePort, type TcpProbeOptions, type TcpProbeTarget } from "./tcp.js";
 import { tcpDialErrorText, tcpDialTimeoutText } from "./tcp-native.js";
 
 /** StandingTcpSink hears a standing tcpSocket probe. */
@@ -29,7 +29,8 @@ export function standTcp(target: TcpProbeTarget, options: TcpProbeOptions, sched
   if (engine === undefined || options.signal !== undefined) return undefined;
   const ip = nativeDialIp(target.host);
   const { port } = target;
-  if (ip === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  // Port 0 is dialled and refused on the JS path, which reports it.
+  if (ip === undefined || port === 0 || !isDialablePort(port)) return undefined;
   const probe = new StandingTcpProbe(engine, ip, target.host, port, sink);
   const handle = engine.stand(ip, port, options.timeoutMs, options.closeMode ?? DEFAULT_CLOSE_MODE, schedule, probe);
   if (handle < 0) return undefined;

@@ -23,7 +23,7 @@ export interface TcpProbeOptions extends HandlerOptions {
 }
 
 /** isDialablePort mirrors Go's port check at dial time: an integer in 0–65535 (0 is dialled and refused). */
-function isDialablePort(port: number): boolean {
+export function isDialablePort(port: number): boolean {
   return Number.isInteger(port) && port >= 0 && port <= 65535;
 }
 
