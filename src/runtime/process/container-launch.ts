@@ -4,11 +4,11 @@
 //   unable to start container process: exec: "nosuch": executable file not found in $PATH
 //   unable to start container process: chdir to cwd ("/nope") set in config.json failed: no such file or directory
 // (runc libcontainer init: chdir first, then Go's exec.LookPath on argv[0]).
-import { constants as fsConstants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { errnoText } from "../../probe/host-command.js";
+import { lookPath as findInPath } from "../../probe/look-path.js";
 import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
 
 /** START_ERROR_PREFIX starts every start failure message, as runc's does. */
@@ -83,36 +83,16 @@ export async function prepareLaunch(
 }
 
 /**
- * lookPath mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
- * otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with an
- * execute bit qualify.
+ * lookPath resolves argv[0] as runc's init does, through Go's exec.LookPath (probe/look-path.ts),
+ * and returns its absolute path, or throws the LaunchError runc reports. runc 1.1 was built with
+ * a Go whose LookPath called a directory "permission denied", which is kept here.
  */
 export async function lookPath(file: string, pathVar: string, cwd: string): Promise<string> {
-  if (file.includes("/")) {
-    const candidate = isAbsolute(file) ? file : resolve(cwd, file);
-    const problem = await executableProblem(candidate);
-    if (problem === undefined) return candidate;
-    const detail = problem === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(problem)}`;
-    throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
-  }
-  for (const dir of pathVar.split(":")) {
-    const candidate = resolve(cwd, join(dir === "" ? "." : dir, file));
-    if ((await executableProblem(candidate)) === undefined) return candidate;
-  }
-  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
-}
-
-/** executableProblem returns undefined for an executable regular file, else an errno name. */
-async function executableProblem(path: string): Promise<string | undefined> {
-  try {
-    const s = await stat(path);
-    if (s.isDirectory()) return "EACCES";
-    await access(path, fsConstants.X_OK);
-    return undefined;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
-    return code === "EPERM" ? "EACCES" : code;
-  }
+  const where = await findInPath(file, pathVar, cwd);
+  if ("found" in where) return resolve(cwd, where.found);
+  if ("missing" in where) throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  const detail = where.problem === "EACCES" || where.problem === "EISDIR" ? errnoText("EACCES") : `stat ${file}: ${errnoText(where.problem)}`;
+  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
 }
 
 /** spawnFailureMessage words an execve failure reported by spawn (runc: "exec <path>: <errno>"). */
