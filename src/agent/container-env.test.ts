@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Pod } from "../api/types.js";
+import { keyValueBytes } from "../runtime/runtime.js";
 import { ConfigObjectError, MemoryConfigObjects } from "../volumes/config-objects.js";
 import { expandCommandAndArgs, isEnvVarName, resolveContainerEnv, type EnvResult } from "./container-env.js";
 
@@ -149,4 +150,19 @@ test("#136325: `$` before a multi-byte character stays whole in env values, comm
   const result = resolveContainerEnv({ pod: pod(c), addresses, objects: objects(), node }, c);
   assert.deepEqual(envOf(result), { X: "a$é" });
   assert.deepEqual(expandCommandAndArgs(c, result.ok ? result.env : []), { command: ["sh", "-c", "echo a$é"], args: ["$中文", "a$é$€"] });
+});
+
+test("#139168: a Secret value that is not UTF-8 keeps its exact bytes in env, envFrom and $(VAR) references", () => {
+  const o = objects();
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  o.putSecret({ metadata: { name: "bin", namespace: "default" }, data: { key: raw.toString("base64") } });
+  const result = resolve({ envFrom: [{ secretRef: { name: "bin" }, prefix: "F_" }], env: [{ name: "RAW", valueFrom: { secretKeyRef: { name: "bin", key: "key" } } }, { name: "REF", value: "x$(RAW)é" }, { name: "PLAIN", value: "é" }] }, o);
+  assert.ok(result.ok);
+  const byName = new Map(result.env.map((kv) => [kv.key, kv]));
+  assert.deepEqual(keyValueBytes(byName.get("RAW")!), raw);
+  assert.deepEqual(keyValueBytes(byName.get("F_key")!), raw);
+  assert.deepEqual(keyValueBytes(byName.get("REF")!), Buffer.concat([Buffer.from("x"), raw, Buffer.from("é")]));
+  // The text form keeps U+FFFD for display; valid UTF-8 carries no bytes field.
+  assert.equal(byName.get("RAW")!.value, "\ufffd\ufffdA");
+  assert.deepEqual(byName.get("PLAIN"), { key: "PLAIN", value: "é" });
 });
