@@ -164,7 +164,12 @@ export class Agent extends StoreView implements AgentApi {
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
-    this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
+    this.statusManager = new StatusManager({
+      clock: this.clock,
+      podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod },
+      logger: this.logger,
+      onContainerTerminated: (type, exitCode, reason) => this.metrics.containerTerminated(type, exitCode, reason),
+    });
     const runner = fullIdRunner(this.runtime);
     this.probeManager = new ProbeManager({
       statusProvider: this.statusManager,

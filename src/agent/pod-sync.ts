@@ -4,6 +4,7 @@
 // calls per pod; this file holds the decisions and the runtime calls.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -120,11 +121,6 @@ export interface PodSyncerDeps {
   volumes: PodVolumes;
   /** What an unset container limit stands for in resourceFieldRef values. */
   nodeAllocatable: NodeAllocatable;
-}
-
-/** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
-export function formatPod(pod: Pod): string {
-  return `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}(${pod.metadata.uid ?? ""})`;
 }
 
 /** PodSyncer reconciles pods with the runtime. */
