@@ -230,3 +230,31 @@ test("a liveness kill announced \", will be restarted\" (a Restart rule makes th
   assert.ok(runtime.current("app")!.attempt >= 1, "started again after the kill (exit 137)");
   await agent.close();
 });
+
+test("kubernetes#137146: after an agent restart, a crashed main container of a pod whose started sidecar has a startupProbe is restarted", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-sidecar-restart-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const runtime = new FakeRuntime(clock);
+    const first = new Agent({ runtime, stateDir, clock });
+    first.start();
+    const sidecar: Container = { name: "proxy", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
+    first.admit(pod("with-sidecar", [{ name: "app", command: ["app"] }], { initContainers: [sidecar] }), "api");
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")?.state, "running", "the main container started after the sidecar's startup probe");
+    await first.detach();
+    // The sidecar started more than 10 s before the next agent: its probe state survives the restart.
+    await clock.advance(60_000);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, 1);
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")!.attempt, 1, runtime.calls.join("\n"));
+    assert.equal(second.getPod("default", "with-sidecar").status?.containerStatuses?.[0]?.restartCount, 1);
+    await second.close(0);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+});

@@ -375,3 +375,40 @@ test("[case 132] metrics — success counts and observes duration; failure count
   assert.doesNotMatch(after, /pOd_UiD/);
   assert.doesNotMatch(after, /prober_probe_duration_seconds_count\{/);
 });
+
+describe("[case 216] TestChangeContainerStatusOnKubeletRestart (kubernetes#137146: a started sidecar's startup result after an agent restart)", () => {
+  // ChangeContainerStatusOnKubeletRestart on = preserveStateOnRestart off. A "restart" is a
+  // container that started 5 min before the manager; otherwise it started 5 min after.
+  const rows: [gate: boolean, isRestart: boolean, probeType: ProbeType, sidecar: boolean, expected: Result | undefined][] = [
+    [true, true, "readiness", false, "Failure"],
+    [true, true, "liveness", false, "Success"],
+    [true, true, "startup", false, "Unknown"],
+    [true, false, "readiness", false, "Failure"],
+    [true, false, "liveness", false, "Success"],
+    [true, false, "startup", false, "Unknown"],
+    [false, true, "readiness", false, undefined],
+    [false, true, "liveness", false, undefined],
+    [false, true, "startup", false, undefined],
+    [false, false, "readiness", false, "Failure"],
+    [false, false, "liveness", false, "Success"],
+    [false, false, "startup", false, "Unknown"],
+    // Sidecars (#136910): a started sidecar's startup worker seeds Success; the others set nothing.
+    [false, true, "startup", true, "Success"],
+    [false, true, "liveness", true, undefined],
+    [false, true, "readiness", true, undefined],
+  ];
+  for (const [gate, isRestart, probeType, sidecar, expected] of rows) {
+    test(`feature ${gate ? "enabled" : "disabled"}, ${isRestart ? "is restart" : "not restart"}, ${probeType}${sidecar ? ", sidecar" : ""} → ${expected ?? "not set"}`, async () => {
+      const env = newTestEnv();
+      const managerStart = env.clock.now();
+      const probe = defaultTestProbe({ initialDelaySeconds: 1000 });
+      const base = testPodWithProbe(probeType, probe);
+      const pod = sidecar ? { ...base, spec: { containers: [{ name: "main" }], initContainers: [{ ...base.spec.containers[0]!, restartPolicy: "Always" as const }] } } : base;
+      const { worker, results } = newTestWorker(env, probeType, pod, undefined, { managerStart, features: { ...DEFAULT_WORKER_FEATURES, preserveStateOnRestart: !gate } });
+      const status = runningStatus({ started: true, containerId: "test://container-id", startedAt: managerStart + (isRestart ? -5 : 5) * 60_000 });
+      env.status.set(testPodUID, sidecar ? { phase: "Running", initContainerStatuses: status.containerStatuses! } : status);
+      await worker.doProbe();
+      assert.equal(results.get("test://container-id"), expected);
+    });
+  }
+});
