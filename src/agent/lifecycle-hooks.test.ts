@@ -206,6 +206,23 @@ describe("agent lifecycle hooks", () => {
     }
   });
 
+  test("executePreStopHook: a preStop hook still running when the grace period ends is only logged, no FailedPreStopHook, and the kill goes on", async () => {
+    const { clock, runtime, agent } = startAgentOnFakes();
+    runtime.execDelayMs.set("app", 60_000);
+    await admitRunning(agent, clock, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain"] } } } }] },
+    });
+    agent.deletePod("default", "p");
+    for (let s = 0; s < 5; s++) {
+      await clock.advance(1000);
+      await flushMicrotasks(50);
+    }
+    assert.deepEqual(runtime.calls.filter((c) => /^(exec|stop) /.test(c)), ["exec app#0 drain", "stop app#0 grace=2"]);
+    assert.deepEqual(reasons(agent).filter((e) => e.startsWith("FailedPreStopHook")), []);
+    await agent.close();
+  });
+
   test("a failed postStart hook's event carries the fixed message only; its error goes to the waiting state PostStartHookError", async () => {
     const { clock, runtime, agent } = startAgentOnFakes();
     runtime.execExit.set("app", 1);

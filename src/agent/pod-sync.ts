@@ -617,7 +617,15 @@ export class PodSyncer {
       const started = this.d.clock.monotonic();
       const failure = await runLifecycleHook(preStop, this.hookContext(record, spec, this.id(info), grace * 1000));
       elapsed = (this.d.clock.monotonic() - started) / 1000;
-      if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
+      // kuberuntime_container.go executePreStopHook: a hook that returns an error gets the event
+      // (a fixed text: its output may hold secrets); one still running when the grace period
+      // ends is only logged, and the kill goes on.
+      const fields = { pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: spec.name, containerID: this.id(info) };
+      if (elapsed >= grace) this.d.logger.info("PreStop hook not completed in grace period", { ...fields, gracePeriod: grace });
+      else if (failure) {
+        this.d.logger.warn("PreStop hook failed", fields);
+        this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
+      }
     }
     let remaining = grace - (grace > 0 ? Math.trunc(elapsed) : 0);
     // kubelet killContainer: a sidecar waits for its turn with what is left, whole seconds counted.
