@@ -24,7 +24,26 @@ test("agent starts a pod: sandbox, Created and Started events, Running and Ready
   assert.equal(s.containerStatuses?.[0]?.ready, true);
   assert.equal(s.containerStatuses?.[0]?.containerID, `fake://${runtime.current("app")!.id}`);
   assert.deepEqual(s.conditions?.map((c) => `${c.type}=${c.status}`), ["PodReadyToStartContainers=True", "Initialized=True", "Ready=True", "ContainersReady=True", "PodScheduled=True"]);
-  assert.deepEqual(eventStrings(agent), ["Normal Created Created container: app", "Normal Started Started container app"]);
+  // kuberuntime_container.go startContainer, 1.37 texts.
+  assert.deepEqual(eventStrings(agent), ["Normal Created Container created", "Normal Started Container started"]);
+  await agent.close();
+});
+
+test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never, not Always", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  const containers = [
+    { name: "tagged", image: "busybox:1.36", command: ["app"] },
+    { name: "never", image: "busybox:1.36", imagePullPolicy: "Never", command: ["app"] },
+    { name: "always", image: "busybox:1.36", imagePullPolicy: "Always", command: ["app"] },
+  ];
+  assert.ok(agent.admit(pod("images", containers), "api").ok);
+  await tick(clock);
+  const byContainer = (name: string) =>
+    agent.listEvents("default").filter((e) => e.involvedObject.fieldPath === `spec.containers{${name}}`).map((e) => `${e.reason} ${e.message}`);
+  const pulled = 'Pulled Container image "busybox:1.36" already present on machine and can be accessed by the pod';
+  assert.deepEqual(byContainer("tagged"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("never"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("always"), ["Created Container created", "Started Container started"]);
   await agent.close();
 });
 

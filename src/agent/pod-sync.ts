@@ -496,16 +496,20 @@ export class PodSyncer {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
       if (err instanceof RuntimeError && err.code === "ImageNotPresent") return this.imageNeverPulled(record, spec, err);
+      this.imagePresent(record, spec);
       return this.startFailed(record, spec, "CreateContainerError", err);
     }
-    this.d.events.event(target, "Normal", "Created", `Created container: ${spec.name}`);
+    this.imagePresent(record, spec);
+    // kuberuntime_container.go startContainer: the 1.37 texts name no container (the event's
+    // involvedObject does).
+    this.d.events.event(target, "Normal", "Created", "Container created");
     try {
       await this.d.runtime.startContainer(id);
     } catch (err) {
       return this.startFailed(record, spec, "RunContainerError", err);
     }
     record.startErrors.delete(spec.name);
-    this.d.events.event(target, "Normal", "Started", `Started container ${spec.name}`);
+    this.d.events.event(target, "Normal", "Started", "Container started");
     const postStart = spec.lifecycle?.postStart;
     if (postStart) {
       const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, POST_START_HOOK_BOUND_MS));
@@ -549,6 +553,18 @@ export class PodSyncer {
       // A bad subPath (MountError) or a volume directory that went away: the container waits.
       return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;
     }
+  }
+
+  /**
+   * imagePresent posts the kubelet's Pulled event for an image that is present (createContainer
+   * checked it), with pull policy IfNotPresent or Never (images/image_manager.go EnsureImageExists,
+   * KubeletEnsureSecretPulledImages' text, on since 1.35); the kubelet posts it before the container
+   * is created. With Always the kubelet pulls; there is no registry here, so no pull and no event.
+   * The process runtime has no images.
+   */
+  private imagePresent(record: PodRecord, spec: Container): void {
+    if (this.d.runtime.type === "process" || !spec.image || (spec.imagePullPolicy !== "IfNotPresent" && spec.imagePullPolicy !== "Never")) return;
+    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Normal", "Pulled", `Container image "${spec.image}" already present on machine and can be accessed by the pod`);
   }
 
   /** configFailed is kubelet startContainer's ErrCreateContainerConfig: no container is created. */

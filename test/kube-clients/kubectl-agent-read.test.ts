@@ -121,7 +121,7 @@ for (const version of KUBECTL_VERSIONS) {
     assert.match(run.stdout, new RegExp(`^Name:\\s+desc-${v}\\n`));
     assert.match(run.stdout, /\nStatus:\s+Running\n/);
     assert.match(run.stdout, /\nEvents:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n/);
-    assert.match(run.stdout, /\n\s+Normal\s+Started\s+\S+\s+kubelet\s+Started container app\n/);
+    assert.match(run.stdout, /\n\s+Normal\s+Started\s+\S+\s+kubelet\s+Container started\n/);
   });
 
   test(`kubectl ${version} describe node shows the agent's node, Ready, with capacity`, { skip }, async () => {
