@@ -107,6 +107,33 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   await agent.close();
 });
 
+test("doBackOff after a liveness kill reads the status from before the kill: runs of 11 s restart at once three times, then CrashLoopBackOff 20 s", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  // Every instance fails its first liveness probe, 10-11 s after it started.
+  const liveness = { exec: { command: ["check"] }, initialDelaySeconds: 10, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1 };
+  agent.admit(pod("crashy", [{ name: "app", command: ["app"], livenessProbe: liveness }]), "api");
+  const started = new Map<number, number>();
+  const finished = new Map<number, number>();
+  for (let s = 0; s < 80; s++) {
+    await tick(clock);
+    for (const c of runtime.containers.values()) {
+      if (c.startedAt > 0 && !started.has(c.attempt)) started.set(c.attempt, c.startedAt);
+      if (c.state === "exited" && !finished.has(c.attempt)) finished.set(c.attempt, c.finishedAt);
+    }
+  }
+  // kubelet: the 1st kill finds no earlier exited instance (no back-off); the 2nd measures from the
+  // 1st kill (11 s ago, no entry yet: back-off 10 s recorded); the 3rd from the 2nd kill (11 s ≥ 10 s:
+  // back-off 20 s); the 4th from the 3rd kill (11 s < 20 s): CrashLoopBackOff until 20 s after the 4th kill.
+  for (const attempt of [1, 2, 3]) {
+    assert.ok(started.get(attempt)! - finished.get(attempt - 1)! <= 1000, `attempt ${attempt} started ${started.get(attempt)! - finished.get(attempt - 1)!} ms after the kill`);
+  }
+  assert.equal(started.get(4)! - finished.get(3)!, 20_000);
+  const backOff = agent.listEvents("default").find((e) => e.reason === "BackOff");
+  assert.ok(backOff, "a BackOff event");
+  await agent.close();
+});
+
 test("readiness drives Ready and ContainersReady with the kubelet's reasons", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);

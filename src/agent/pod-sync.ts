@@ -147,6 +147,11 @@ export class PodSyncer {
     let groups = await this.instances(record);
     if (!(await this.setUpVolumes(record))) return this.publish(record, groups, new Map());
     const actions = this.computeActions(record, groups);
+    // kuberuntime_manager.go doBackOff reads the pod status the sync started with: for a container
+    // this sync kills and starts again, that is its newest instance that had already exited (none:
+    // no back-off), not the one just killed.
+    const backOffBasis = new Map<string, ContainerInfo | undefined>();
+    for (const d of actions.decisions) if (d.action === "kill" && d.restart) backOffBasis.set(d.name, groups.get(d.name)?.previous);
     if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
     if (actions.killPod) {
       // kubelet computePodActions KillPod: no regular container will run again, so the
@@ -158,11 +163,11 @@ export class PodSyncer {
     }
     const waiting = new Map<string, Waiting>();
     const creationsBefore = this.creations;
-    const initDone = await this.syncInitContainers(record, groups, waiting);
+    const initDone = await this.syncInitContainers(record, groups, waiting, backOffBasis);
     // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
     // whatever exit code the kill left.
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
-    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
+    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart, backOffBasis);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
     return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
   }
@@ -382,7 +387,7 @@ export class PodSyncer {
    * syncInitContainers runs init containers in order: plain ones to completion, sidecars started
    * (and, with a startup probe, started-by-probe) before the next. Returns whether all are done.
    */
-  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<boolean> {
+  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<boolean> {
     const pod = record.pod;
     for (const spec of pod.spec.initContainers ?? []) {
       const cur = groups.get(spec.name)?.current;
@@ -391,7 +396,7 @@ export class PodSyncer {
           if (spec.startupProbe && this.d.probeManager.startupManager.get(this.id(cur)) !== "Success") return false;
           continue;
         }
-        await this.startOrBackOff(record, spec, cur, waiting);
+        await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
         return false;
       }
       if (!cur) {
@@ -401,7 +406,7 @@ export class PodSyncer {
       if (cur.state !== "exited") return false;
       if (cur.exitCode === 0) continue;
       if (!containerShouldRestart(spec, pod.spec, cur.exitCode)) return false;
-      await this.startOrBackOff(record, spec, cur, waiting);
+      await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
       return false;
     }
     return true;
@@ -411,12 +416,12 @@ export class PodSyncer {
    * syncRegularContainers starts missing containers and restarts exited ones per
    * ContainerShouldRestart, or because this sync killed them to restart (`killedToStart`).
    */
-  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>): Promise<void> {
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
     // Sidecars that died after initialisation are restarted too (they always restart).
     for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
       const cur = groups.get(spec.name)?.current;
-      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting);
+      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
     }
     await Promise.all(
       pod.spec.containers.map(async (spec) => {
@@ -424,27 +429,32 @@ export class PodSyncer {
         if (!cur) return this.startContainer(record, spec, undefined);
         if (cur.state !== "exited") return;
         if (!killedToStart.has(spec.name) && !containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
-        return this.startOrBackOff(record, spec, cur, waiting);
+        return this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
       }),
     );
   }
 
-  /** startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet doBackOff). */
-  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>): Promise<void> {
+  /**
+   * startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet
+   * doBackOff). The back-off is measured from the finish of the newest exited instance in the
+   * status the sync started with: `cur`, or for a container this sync killed, its entry in
+   * `backOffBasis` (no earlier exited instance: no back-off, and the back-off is not raised).
+   */
+  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
-    if (cur && cur.state === "exited") {
+    if (cur && cur.state !== "exited") return;
+    const basis = backOffBasis.has(spec.name) ? backOffBasis.get(spec.name) : cur;
+    if (basis && basis.state === "exited") {
       const key = `${pod.metadata.uid ?? ""}/${spec.name}/${containerHash(spec)}`;
-      if (this.d.backoff.inBackoffSince(key, cur.finishedAt)) {
-        const remaining = this.d.backoff.remainingMs(key, cur.finishedAt);
+      if (this.d.backoff.inBackoffSince(key, basis.finishedAt)) {
+        const remaining = this.d.backoff.remainingMs(key, basis.finishedAt);
         record.backoffRemainingMs = Math.min(record.backoffRemainingMs ?? remaining, remaining);
         const delay = formatGoDuration(this.d.backoff.delayMs(key));
         this.d.events.event({ pod, containerName: spec.name }, "Warning", "BackOff", `Back-off restarting failed container ${spec.name} in pod ${formatPod(pod)}`);
         waiting.set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });
         return;
       }
-      this.d.backoff.next(key, cur.finishedAt);
-    } else if (cur && cur.state !== "exited") {
-      return;
+      this.d.backoff.next(key, basis.finishedAt);
     }
     await this.startContainer(record, spec, cur);
   }
@@ -751,6 +761,12 @@ export class PodSyncer {
     return `${this.d.runtime.type}://${info.id}`;
   }
 }
+
+/**
+ * BackOffBasis: for each container a sync killed to start again, its newest instance that had
+ * exited before the kill (undefined when it had none), from the runtime's view at the sync's start.
+ */
+type BackOffBasis = ReadonlyMap<string, ContainerInfo | undefined>;
 
 /** allContainers lists init and regular containers. */
 export function allContainers(pod: Pod): Container[] {
