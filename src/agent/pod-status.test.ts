@@ -52,7 +52,7 @@ test("getPhase: for a terminal pod (SyncTerminatingPod) the exit codes alone dec
 
 test("generateAPIPodStatus: a terminal phase never changes again", () => {
   const p = pod({ restartPolicy: "Never", containers: [{ name: "app" }] });
-  const input = { pod: p, initContainerStatuses: [], containerStatuses: [exited("app", 0)], sandboxReady: true, podIP: "", hostIP: "", startTime: 0, now: 0 };
+  const input = { pod: p, initContainerStatuses: [], containerStatuses: [exited("app", 0)], podIP: "", hostIP: "", startTime: 0, now: 0 };
   assert.equal(buildPodStatus({ ...input, previous: { phase: "Failed" } }).phase, "Failed");
   assert.equal(buildPodStatus({ ...input, previous: { phase: "Running" } }).phase, "Succeeded");
 });

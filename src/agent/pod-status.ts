@@ -7,6 +7,7 @@ import {
   generateInitializedCondition,
   generatePodReadyCondition,
   generatePodReadyToStartContainersCondition,
+  type SandboxNotReadyMessage,
   updateCondition,
 } from "../status/generate.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
@@ -152,7 +153,8 @@ export interface PodStatusInput {
   previous: PodStatus | undefined;
   initContainerStatuses: ContainerStatus[];
   containerStatuses: ContainerStatus[];
-  sandboxReady: boolean;
+  /** Why the pod's sandbox is not ready; absent when it is. */
+  sandboxNotReady?: SandboxNotReadyMessage | undefined;
   podIP: string;
   hostIP: string;
   startTime: number;
@@ -176,8 +178,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     phase,
     conditions: previous?.conditions ?? [],
     hostIP: input.hostIP,
-    podIP: input.podIP,
-    podIPs: input.podIP ? [{ ip: input.podIP }] : [],
+    // Without a sandbox there is no pod IP: podIP and podIPs are absent (omitempty).
+    ...(input.podIP ? { podIP: input.podIP, podIPs: [{ ip: input.podIP }] } : {}),
     startTime: iso(input.startTime),
     initContainerStatuses: input.initContainerStatuses,
     containerStatuses: input.containerStatuses,
@@ -188,7 +190,7 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const set = (c: PodCondition): void => {
     status.conditions = updateCondition(status.conditions, c, now);
   };
-  set(generatePodReadyToStartContainersCondition(input.sandboxReady));
+  set(generatePodReadyToStartContainersCondition(input.sandboxNotReady));
   set(generateInitializedCondition(pod.spec, input.containerStatuses, input.initContainerStatuses, phase));
   set({ type: "PodScheduled", status: "True" });
   // kubelet status_manager.go normalizeStatus: the pod's messages share 12 KiB evenly.

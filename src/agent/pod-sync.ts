@@ -24,6 +24,7 @@ import {
 } from "../kuberuntime/termination-message.js";
 import type { ContainerConfig, ContainerInfo, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
 import { RuntimeError } from "../runtime/runtime.js";
+import { formatConditionTime, generatePodReadyToStartContainersCondition, updateCondition, type SandboxNotReadyMessage } from "../status/generate.js";
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
@@ -94,6 +95,12 @@ export interface PodRecord {
   requeueAt?: number | undefined;
   /** Set once the sandbox of a pod in a terminal phase was stopped (kubelet SyncTerminatingPod). */
   sandboxStopped?: boolean;
+  /**
+   * Set once every container of the pod was stopped for good (SyncTerminatingPod done): until
+   * then the pod could have running containers, and the store keeps its phase from turning
+   * terminal (status_manager.go mergePodStatus, couldHaveRunningContainers).
+   */
+  containersStopped?: boolean;
   /** Exited instances' messages with their termination messages, by container ID (an exited instance never changes). */
   exitedInfos?: Map<string, ContainerInfo>;
 }
@@ -193,12 +200,16 @@ export class PodSyncer {
     const previous = this.d.statusManager.getPodStatus(uid);
     // Nothing of the pod is left in the runtime (a restarted agent on the process runtime): its
     // final status stays as it was, not rebuilt from no containers at all.
-    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) return previous;
+    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) {
+      record.containersStopped = true;
+      return previous;
+    }
     await this.killPod(record, await this.instances(record), grace);
     if (record.sandboxId && !record.sandboxStopped) {
       await this.d.runtime.stopPodSandbox(record.sandboxId);
       record.sandboxStopped = true;
     }
+    record.containersStopped = true;
     return this.publish(record, await this.instances(record), new Map());
   }
 
@@ -248,16 +259,24 @@ export class PodSyncer {
     await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace, ordering)));
   }
 
-  /** ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. */
+  /**
+   * ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. As the
+   * kubelet's SyncPod, the pod's status is stored first (generateAPIPodStatus before the runtime
+   * is asked): Pending, containers waiting, PodReadyToStartContainers False with why. Once the
+   * sandbox is up, its condition turns True at once (OnPodSandboxReady, kubelet 1.37).
+   */
   private async ensureSandbox(record: PodRecord): Promise<void> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
+    let notReady: SandboxNotReadyMessage = "no pod sandbox exists";
     if (record.sandboxId) {
       const status = await this.d.runtime.podSandboxStatus(record.sandboxId).catch(() => undefined);
       if (status?.state === "ready") return;
+      notReady = "pod sandbox is not ready";
     } else if (await this.adoptSandbox(record, uid)) {
       return;
     }
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), notReady);
     const config: PodSandboxConfig = {
       podUid: uid,
       name: pod.metadata.name ?? "",
@@ -270,7 +289,28 @@ export class PodSyncer {
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
+    record.sandboxStopped = false;
     record.podIP = (await this.d.runtime.podSandboxStatus(record.sandboxId)).podIP;
+    this.sandboxReady(record);
+  }
+
+  /**
+   * sandboxReady is the kubelet's OnPodSandboxReady (1.37): the stored status with
+   * PodReadyToStartContainers True and nothing else changed, so the pod shows Pending with its
+   * sandbox ready until its containers run.
+   */
+  private sandboxReady(record: PodRecord): void {
+    const previous = this.d.statusManager.getPodStatus(record.pod.metadata.uid ?? "");
+    if (previous === undefined) return;
+    const status = structuredClone(previous);
+    status.conditions = updateCondition(status.conditions, generatePodReadyToStartContainersCondition(), formatConditionTime(this.d.clock.now()));
+    this.d.statusManager.setPodStatus(record.pod, status);
+  }
+
+  /** sandboxNotReady says why the pod has no ready sandbox, as far as the record knows; undefined when it has one. */
+  private sandboxNotReady(record: PodRecord): SandboxNotReadyMessage | undefined {
+    if (record.sandboxId === undefined) return "no pod sandbox exists";
+    return record.sandboxStopped === true ? "pod sandbox is not ready" : undefined;
   }
 
   /**
@@ -286,7 +326,7 @@ export class PodSyncer {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof RuntimeError && err.code === "NetworkNotReady") this.d.events.event({ pod: record.pod }, "Warning", "NetworkNotReady", message);
     else this.d.events.event({ pod: record.pod }, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
-    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), false);
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), this.sandboxNotReady(record) ?? "pod sandbox is not ready");
   }
 
   /**
@@ -677,6 +717,7 @@ export class PodSyncer {
     const pod = record.pod;
     this.d.probeManager.stopLivenessAndStartup(pod);
     await this.killPod(record, await this.instances(record), gracePeriodSeconds);
+    record.containersStopped = true;
     this.publishFinal(record, await this.instances(record));
     this.d.probeManager.removePod(pod);
     if (record.sandboxId) {
@@ -698,7 +739,7 @@ export class PodSyncer {
       previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
-      sandboxReady: false,
+      sandboxNotReady: record.sandboxId === undefined ? "no pod sandbox exists" : "pod sandbox is not ready",
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,
@@ -714,7 +755,7 @@ export class PodSyncer {
     record: PodRecord,
     groups: Map<string, ContainerInstances>,
     waiting: Map<string, Waiting>,
-    sandboxReady = record.sandboxId !== undefined && record.sandboxStopped !== true,
+    sandboxNotReady: SandboxNotReadyMessage | undefined = this.sandboxNotReady(record),
   ): Promise<PodStatus> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
@@ -732,7 +773,7 @@ export class PodSyncer {
       previous,
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => render(c, true, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => render(c, false, defaultWaitingReason(pod))),
-      sandboxReady,
+      sandboxNotReady,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,

@@ -175,12 +175,23 @@ export function generateInitializedCondition(
   return { type: "Initialized", status: "True" };
 }
 
+/** PodSandboxNotReady is the reason of a False PodReadyToStartContainers (kubelet types PodSandboxNotReadyReason). */
+export const POD_SANDBOX_NOT_READY = "PodSandboxNotReady";
+
+/**
+ * SandboxNotReadyMessage says why a new sandbox is needed (kubelet types PodSandboxNotReadyMsg*,
+ * returned by kuberuntime/util PodSandboxChanged): none exists, or the newest is not ready.
+ */
+export type SandboxNotReadyMessage = "no pod sandbox exists" | "pod sandbox is not ready";
+
 /**
  * generatePodReadyToStartContainersCondition is True once the pod sandbox (with networking)
- * exists, False while one still has to be created (kubelet generate.go).
+ * exists, else False with reason PodSandboxNotReady and why (kubelet generate.go, since
+ * kubernetes#135300). `notReady` is absent when the sandbox is ready.
  */
-export function generatePodReadyToStartContainersCondition(sandboxReady: boolean): PodCondition {
-  return { type: "PodReadyToStartContainers", status: sandboxReady ? "True" : "False" };
+export function generatePodReadyToStartContainersCondition(notReady?: SandboxNotReadyMessage): PodCondition {
+  if (notReady === undefined) return { type: "PodReadyToStartContainers", status: "True" };
+  return { type: "PodReadyToStartContainers", status: "False", reason: POD_SANDBOX_NOT_READY, message: notReady };
 }
 
 /**
