@@ -258,3 +258,45 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
     await rm(stateDir, { recursive: true, force: true });
   }
 });
+
+test("KEP-5532 RestartAllContainers: an exit matching the rule resets the pod in place — AllContainersRestarting True, running containers killed without grace, every container removed, the init container run again, then all containers", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const conditions: string[] = [];
+  const states: string[] = [];
+  agent.watchPods((e) => {
+    if (e.object.metadata.name !== "reset") return;
+    const c = e.object.status?.conditions?.find((x) => x.type === "AllContainersRestarting");
+    const line = c ? `${c.status}${c.reason ? `/${c.reason}` : ""}${c.message ? `: ${c.message}` : ""}` : "";
+    if (line !== "" && conditions.at(-1) !== line) conditions.push(line);
+    const app = e.object.status?.containerStatuses?.find((x) => x.name === "app");
+    const state = app?.state?.waiting ? `waiting:${app.state.waiting.reason}` : app?.state?.running ? "running" : app?.state?.terminated ? "terminated" : "";
+    const initialized = e.object.status?.conditions?.find((x) => x.type === "Initialized")?.status ?? "";
+    const line2 = `${e.object.status?.phase} init=${initialized} app=${state} restarts=${app?.restartCount ?? 0}`;
+    if (states.at(-1) !== line2) states.push(line2);
+  });
+  const trigger: Container = { name: "trigger", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("reset", [{ name: "app", command: ["app"] }, trigger], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")?.state, "running");
+  const before = runtime.calls.length;
+  runtime.exit(runtime.current("trigger")!.id, 42);
+  for (let i = 0; i < 5; i++) await tick(clock);
+  const calls = runtime.calls.slice(before);
+  // The running app is killed without grace and removed first, then the init container, then the trigger (removed last).
+  assert.deepEqual(calls.filter((c) => /^(stop|remove) /.test(c)), ["stop app#0 grace=0", "remove app#0", "remove setup#0", "remove trigger#0"]);
+  // (The new instance's attempt comes from the log directory, which the fake runtime does not write.)
+  assert.ok(calls.findIndex((c) => c.startsWith("start setup#")) > calls.indexOf("remove trigger#0"), calls.join("\n"));
+  assert.ok(events(agent).includes("Killing killing"), events(agent).join("\n"));
+  assert.deepEqual(conditions, ["False", "True/RestartAllContainersStarted: container exited with restart policy rule", "False"]);
+  assert.ok(states.includes("Running init=True app=waiting:RestartingAllContainers restarts=1"), states.join("\n"));
+  assert.ok(states.every((s) => !s.includes("init=False") || states.indexOf(s) < 2), `Initialized stays True once the pod was initialized:\n${states.join("\n")}`);
+  const last = agent.getPod("default", "reset").status!.containerStatuses!.find((c) => c.name === "app")!;
+  assert.deepEqual(last.lastState?.terminated?.reason, "RestartingAllContainers");
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.deepEqual([runtime.current("app")?.state, runtime.current("trigger")?.state], ["running", "running"]);
+  assert.equal(agent.getPod("default", "reset").status?.phase, "Running");
+  await agent.close();
+});

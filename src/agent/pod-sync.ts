@@ -14,6 +14,7 @@ import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
 import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
 import {
@@ -37,7 +38,7 @@ import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-vol
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
-import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, removedByRestartAll, type ContainerInstances, type Waiting } from "./pod-status.js";
 import { restartCountFromLogDir } from "./log-restart-count.js";
 
 /**
@@ -153,6 +154,7 @@ export class PodSyncer {
     }
     let groups = await this.instances(record);
     if (!(await this.setUpVolumes(record))) return this.publish(record, groups, new Map());
+    if (await this.restartAllContainers(record, groups)) groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
     // kuberuntime_manager.go doBackOff reads the pod status the sync started with: for a container
     // this sync kills and starts again, that is its newest instance that had already exited (none:
@@ -407,6 +409,31 @@ export class PodSyncer {
         return !!spec && !!cur && cur.annotations[ANNOTATION_CONTAINER_HASH] !== containerHash(spec);
       },
     });
+  }
+
+  /**
+   * restartAllContainers carries out a RestartAllContainers reset (KEP-5532) when one is asked for:
+   * as the kubelet's SyncPod, the status saying AllContainersRestarting True is stored first;
+   * then every instance of every container is removed (its log kept), a running one killed
+   * first without grace, the ones whose exit asked for it last (computePodActions,
+   * ContainersToReset); then the status of the emptied pod is stored (the kubelet's next sync,
+   * which it requeues at once), and this sync goes on to start the pod again from its first
+   * init container. Returns whether it reset the pod.
+   */
+  private async restartAllContainers(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<boolean> {
+    const pod = record.pod;
+    if (!allContainersCouldRestart(pod.spec) || !record.sandboxId) return false;
+    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    if (!shouldAllContainersRestart(pod, newestExit(groups), previous) || cleanedUp(pod, groups)) return false;
+    await this.publish(record, groups, new Map());
+    for (const reset of containersToReset(pod, await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }))) {
+      // kuberuntime_manager.go SyncPod: killContainer(…, "killing", reasonRestartAllContainers, grace 0).
+      if (reset.kill) await this.killContainer(record, reset.spec, reset.info, "killing", undefined, 0);
+      await this.d.runtime.removeContainer(reset.info.id);
+    }
+    record.startErrors.clear();
+    await this.publish(record, await this.instances(record), new Map());
+    return true;
   }
 
   /** killFailedProbes kills running containers whose liveness or startup probe failed (§G.4). */
@@ -763,9 +790,15 @@ export class PodSyncer {
     const waitingFor = (name: string): Waiting | undefined => waiting.get(name) ?? record.startErrors.get(name);
     const deleting = pod.metadata.deletionTimestamp !== undefined;
     const oldStatus = (name: string, init: boolean): ContainerStatus | undefined => (init ? previous?.initContainerStatuses : previous?.containerStatuses)?.find((s) => s.name === name);
+    // KEP-5532: a reset asked for and not yet done (kubelet ShouldAllContainersRestart).
+    const restartingAll = allContainersCouldRestart(pod.spec) && shouldAllContainersRestart(pod, newestExit(groups), previous);
     const render = (c: Container, init: boolean, defaultWaiting: string): ContainerStatus => {
       const status = containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, defaultWaiting);
-      keepLostHistory(status, groups.get(c.name), oldStatus(c.name, init), deleting);
+      const old = oldStatus(c.name, init);
+      if (restartingAll && old !== undefined && groups.get(c.name)?.current === undefined && old.state?.waiting === undefined) removedByRestartAll(status, old);
+      else keepLostHistory(status, groups.get(c.name), old, deleting);
+      // kubelet convertContainerStatus (RestartAllContainersOnContainerExits): a restart count never goes down.
+      if (old !== undefined && old.restartCount > status.restartCount) status.restartCount = old.restartCount;
       return status;
     };
     const status = buildPodStatus({
@@ -778,6 +811,7 @@ export class PodSyncer {
       hostIP: this.d.hostIP,
       startTime: record.startTime,
       now: this.d.clock.now(),
+      allContainersRestarting: restartingAll && !cleanedUp(pod, groups),
     });
     // A container instance that was started keeps saying so (kubelet 1.35 keeps `started` across
     // an agent restart; the startup result, when there is one, still decides).
@@ -808,6 +842,19 @@ export class PodSyncer {
  * exited before the kill (undefined when it had none), from the runtime's view at the sync's start.
  */
 type BackOffBasis = ReadonlyMap<string, ContainerInfo | undefined>;
+
+/** newestExit reads a container's exit code from its newest instance, when that one exited. */
+function newestExit(groups: Map<string, ContainerInstances>): (name: string) => number | undefined {
+  return (name) => {
+    const current = groups.get(name)?.current;
+    return current?.state === "exited" ? current.exitCode : undefined;
+  };
+}
+
+/** cleanedUp: no container of the pod has an instance left (kubelet AllContainersRestartCleanedUp). */
+function cleanedUp(pod: Pod, groups: Map<string, ContainerInstances>): boolean {
+  return allContainers(pod).every((c) => groups.get(c.name)?.current === undefined);
+}
 
 /** allContainers lists init and regular containers. */
 export function allContainers(pod: Pod): Container[] {

@@ -1,7 +1,8 @@
 // When a worker keeps probing a container that is not running (kubelet worker.go doProbe,
 // non-running branch), and the feature switches that change kubelet behaviour across versions.
-import type { Container, ContainerStatus, Pod } from "../api/types.js";
+import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
 
 /**
  * WorkerFeatures are the kubelet feature gates that change worker behaviour. Defaults follow
@@ -34,11 +35,15 @@ export function isSidecarOf(pod: Pod, container: Container): boolean {
   return (pod.spec.initContainers ?? []).some((c) => c.name === container.name && isRestartableInitContainer(c));
 }
 
-/** containerShouldKeepProbing decides whether a worker whose container is not running goes on. */
-export function containerShouldKeepProbing(pod: Pod, container: Container, status: ContainerStatus, features: WorkerFeatures): boolean {
+/**
+ * containerShouldKeepProbing decides whether a worker whose container is not running goes on:
+ * while it will run again, or while the whole pod restarts in place (RestartAllContainers,
+ * ShouldAllContainersRestart on the pod's status `podStatus`).
+ */
+export function containerShouldKeepProbing(pod: Pod, container: Container, status: ContainerStatus, features: WorkerFeatures, podStatus?: PodStatus): boolean {
   const terminated = status.state?.terminated;
   if (!terminated) return true; // waiting: it will run again
-  if (features.containerRestartRules) return containerShouldRestart(container, pod.spec, terminated.exitCode);
+  if (features.containerRestartRules) return containerShouldRestart(container, pod.spec, terminated.exitCode) || shouldAllContainersRestart(pod, () => undefined, podStatus);
   return pod.spec.restartPolicy !== "Never" || isSidecarOf(pod, container);
 }
 

@@ -412,3 +412,31 @@ describe("[case 216] TestChangeContainerStatusOnKubeletRestart (kubernetes#13714
     });
   }
 });
+
+describe("[case 217] TestDoProbeWithContainerRestartAllContainers: a worker keeps going while its container or the pod restarts in place", () => {
+  const restartAll = { restartPolicy: "Never" as const, restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [1] } }] };
+  const failed = (name: string, containerID?: string): NonNullable<PodStatus["containerStatuses"]>[number] => ({ name, ...(containerID ? { containerID } : {}), ready: false, restartCount: 0, state: { terminated: { exitCode: 1 } } });
+  for (const probeType of PROBE_TYPES) {
+    test(`${probeType}: container terminated with a matching RestartAllContainers rule → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      Object.assign(pod.spec.containers[0]!, restartAll);
+      env.status.set(testPodUID, { phase: "Running", containerStatuses: [failed(testContainerName, testContainerID)] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+    test(`${probeType}: container terminated by another container's RestartAllContainers → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      pod.spec.containers.push({ name: "trigger", ...restartAll });
+      env.status.set(testPodUID, { phase: "Running", containerStatuses: [failed(testContainerName, testContainerID), failed("trigger")] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+    test(`${probeType}: container cleaned up by RestartAllContainers (waiting, pod Pending) → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      pod.spec.containers.push({ name: "trigger", ...restartAll });
+      env.status.set(testPodUID, { phase: "Pending", containerStatuses: [{ name: testContainerName, containerID: testContainerID, ready: false, restartCount: 0, state: { waiting: {} } }] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+  }
+});

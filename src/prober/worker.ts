@@ -423,7 +423,7 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     if (!c.state?.running) {
       if (logger.isEnabled("debug")) logger.debug("Non-running container probed", this.logFields());
       if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
-      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
+      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features, status);
     }
 
     // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.
