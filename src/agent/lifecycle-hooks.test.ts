@@ -72,7 +72,7 @@ describe("runLifecycleHook", () => {
     {
       name: "httpGet with a named port that the container does not have → the kubelet's port error",
       handler: () => ({ httpGet: { path: "/", port: "metrics" } }),
-      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: strconv.Atoi: parsing "metrics": invalid syntax`,
+      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: port "metrics" not found`,
     },
     {
       name: "tcpSocket with a number → cannot run (the kubelet has no tcpSocket hook runner)",
