@@ -107,6 +107,17 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   await agent.close();
 });
 
+test("[case 223] TestSyncPodNoEventsInSteadyState: once a pod runs, later syncs post no events", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  assert.ok(agent.admit(pod("steady", [{ name: "foo1", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["app"] }]), "api").ok);
+  await tick(clock);
+  const after = agent.listEvents("default").length;
+  assert.ok(after > 0, "the first sync posts Pulled, Created and Started");
+  for (let s = 0; s < 70; s++) await tick(clock);
+  assert.deepEqual(agent.listEvents("default").slice(after).map((e) => `${e.reason} ${e.message}`), []);
+  await agent.close();
+});
+
 test("doBackOff after a liveness kill reads the status from before the kill: runs of 11 s restart at once three times, then CrashLoopBackOff 20 s", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);

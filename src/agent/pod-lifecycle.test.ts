@@ -259,7 +259,7 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
   }
 });
 
-test("KEP-5532 RestartAllContainers: an exit matching the rule resets the pod in place — AllContainersRestarting True, running containers killed without grace, every container removed, the init container run again, then all containers", async () => {
+test("[case 226] TestSyncPodWithRestartAllContainers (KEP-5532): an exit matching the rule resets the pod in place — AllContainersRestarting True, running containers killed without grace, every container removed, the init container run again, then all containers", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   const conditions: string[] = [];
   const states: string[] = [];

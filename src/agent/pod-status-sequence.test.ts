@@ -34,7 +34,7 @@ function statusesOf(agent: Agent, name: string): string[] {
   return seen;
 }
 
-test("#135300 generateAPIPodStatus before the sandbox, then OnPodSandboxReady: Pending/ContainerCreating with PodReadyToStartContainers False 'no pod sandbox exists', Pending with it True, then Running", async () => {
+test("[case 224] TestOnPodSandboxReadyInvocation, #135300: generateAPIPodStatus before the sandbox, then OnPodSandboxReady: Pending/ContainerCreating with PodReadyToStartContainers False 'no pod sandbox exists', Pending with it True, then Running", async () => {
   const { clock, agent } = startAgentOnFakes();
   const seen = statusesOf(agent, "web");
   assert.ok(agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "api").ok);

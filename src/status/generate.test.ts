@@ -201,7 +201,7 @@ describe("Initialized", () => {
 });
 
 describe("PodReadyToStartContainers, updateCondition, formatConditionTime", () => {
-  test("PodReadyToStartContainers follows the sandbox", () => {
+  test("[case 225] TestGeneratePodReadyToStartContainersCondition (1.37): True with a ready sandbox; False, reason PodSandboxNotReady, with why", () => {
     assert.deepEqual(generatePodReadyToStartContainersCondition(), { type: "PodReadyToStartContainers", status: "True" });
     // kubernetes#135300: the False condition says why.
     assert.deepEqual(generatePodReadyToStartContainersCondition("no pod sandbox exists"), { type: "PodReadyToStartContainers", status: "False", reason: "PodSandboxNotReady", message: "no pod sandbox exists" });
