@@ -813,7 +813,7 @@ export class PodSyncer {
       now: this.d.clock.now(),
       allContainersRestarting: restartingAll && !cleanedUp(pod, groups),
     });
-    // A container instance that was started keeps saying so (kubelet 1.35 keeps `started` across
+    // A container instance that was started keeps saying so (kubelet 1.37 keeps `started` across
     // an agent restart; the startup result, when there is one, still decides).
     for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
       const before = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === c.name);

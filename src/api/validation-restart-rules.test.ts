@@ -43,7 +43,7 @@ test("restartPolicyRules: a rule without exitCodes is Required", () => {
   ]);
 });
 
-test("#137136 field.TooMany: more than 20 rules or more than 255 exit codes are Too many, with the count", () => {
+test("[case 227] TestValidateContainerRestartPolicy, #137136 field.TooMany: more than 20 rules or more than 255 exit codes are Too many, with the count", () => {
   const many = Array.from({ length: 21 }, () => ({ action: "Restart", exitCodes: { operator: "In", values: [1] } }));
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: many }), ["spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items"]);
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: many.slice(1) }), []);
@@ -54,14 +54,14 @@ test("#137136 field.TooMany: more than 20 rules or more than 255 exit codes are 
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: values.slice(1) } }] }), []);
 });
 
-test("KEP-5532 RestartAllContainers: accepted on regular containers, init containers and sidecars (RestartAllContainersOnContainerExits on in 1.37)", () => {
+test("[case 227] TestValidateContainerRestartPolicy, KEP-5532 RestartAllContainers: accepted on regular containers, init containers and sidecars (RestartAllContainersOnContainerExits on in 1.37)", () => {
   const rule = [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }];
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: rule }), []);
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: rule }, true), []);
   assert.deepEqual(errors({ restartPolicy: "Always", restartPolicyRules: rule }, true), []);
 });
 
-test("KEP-5532 with RestartAllContainersOnContainerExits off: only Restart, and a sidecar's rules are Forbidden", () => {
+test("[case 227] TestValidateContainerRestartPolicy, KEP-5532 with RestartAllContainersOnContainerExits off: only Restart, and a sidecar's rules are Forbidden", () => {
   const pod = (container: Partial<Container>, init: boolean): string[] => {
     const result = defaultAndValidatePod(podWith(container, init), { restartAllContainers: false });
     return result.ok ? [] : formatFieldErrors(result.errors);
