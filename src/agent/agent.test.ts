@@ -24,7 +24,26 @@ test("agent starts a pod: sandbox, Created and Started events, Running and Ready
   assert.equal(s.containerStatuses?.[0]?.ready, true);
   assert.equal(s.containerStatuses?.[0]?.containerID, `fake://${runtime.current("app")!.id}`);
   assert.deepEqual(s.conditions?.map((c) => `${c.type}=${c.status}`), ["PodReadyToStartContainers=True", "Initialized=True", "Ready=True", "ContainersReady=True", "PodScheduled=True"]);
-  assert.deepEqual(eventStrings(agent), ["Normal Created Created container: app", "Normal Started Started container app"]);
+  // kuberuntime_container.go startContainer, 1.37 texts.
+  assert.deepEqual(eventStrings(agent), ["Normal Created Container created", "Normal Started Container started"]);
+  await agent.close();
+});
+
+test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never, not Always", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  const containers = [
+    { name: "tagged", image: "busybox:1.36", command: ["app"] },
+    { name: "never", image: "busybox:1.36", imagePullPolicy: "Never", command: ["app"] },
+    { name: "always", image: "busybox:1.36", imagePullPolicy: "Always", command: ["app"] },
+  ];
+  assert.ok(agent.admit(pod("images", containers), "api").ok);
+  await tick(clock);
+  const byContainer = (name: string) =>
+    agent.listEvents("default").filter((e) => e.involvedObject.fieldPath === `spec.containers{${name}}`).map((e) => `${e.reason} ${e.message}`);
+  const pulled = 'Pulled Container image "busybox:1.36" already present on machine and can be accessed by the pod';
+  assert.deepEqual(byContainer("tagged"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("never"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("always"), ["Created Container created", "Started Container started"]);
   await agent.close();
 });
 
@@ -85,6 +104,44 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   assert.ok(eventStrings(agent).includes("Warning Unhealthy Liveness probe failed: "));
   assert.ok(eventStrings(agent).includes("Normal Killing Container app failed liveness probe, will be restarted"));
   assert.ok(runtime.current("app")!.attempt >= 1);
+  await agent.close();
+});
+
+test("[case 223] TestSyncPodNoEventsInSteadyState: once a pod runs, later syncs post no events", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  assert.ok(agent.admit(pod("steady", [{ name: "foo1", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["app"] }]), "api").ok);
+  await tick(clock);
+  const after = agent.listEvents("default").length;
+  assert.ok(after > 0, "the first sync posts Pulled, Created and Started");
+  for (let s = 0; s < 70; s++) await tick(clock);
+  assert.deepEqual(agent.listEvents("default").slice(after).map((e) => `${e.reason} ${e.message}`), []);
+  await agent.close();
+});
+
+test("doBackOff after a liveness kill reads the status from before the kill: runs of 11 s restart at once three times, then CrashLoopBackOff 20 s", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  // Every instance fails its first liveness probe, 10-11 s after it started.
+  const liveness = { exec: { command: ["check"] }, initialDelaySeconds: 10, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1 };
+  agent.admit(pod("crashy", [{ name: "app", command: ["app"], livenessProbe: liveness }]), "api");
+  const started = new Map<number, number>();
+  const finished = new Map<number, number>();
+  for (let s = 0; s < 80; s++) {
+    await tick(clock);
+    for (const c of runtime.containers.values()) {
+      if (c.startedAt > 0 && !started.has(c.attempt)) started.set(c.attempt, c.startedAt);
+      if (c.state === "exited" && !finished.has(c.attempt)) finished.set(c.attempt, c.finishedAt);
+    }
+  }
+  // kubelet: the 1st kill finds no earlier exited instance (no back-off); the 2nd measures from the
+  // 1st kill (11 s ago, no entry yet: back-off 10 s recorded); the 3rd from the 2nd kill (11 s ≥ 10 s:
+  // back-off 20 s); the 4th from the 3rd kill (11 s < 20 s): CrashLoopBackOff until 20 s after the 4th kill.
+  for (const attempt of [1, 2, 3]) {
+    assert.ok(started.get(attempt)! - finished.get(attempt - 1)! <= 1000, `attempt ${attempt} started ${started.get(attempt)! - finished.get(attempt - 1)!} ms after the kill`);
+  }
+  assert.equal(started.get(4)! - finished.get(3)!, 20_000);
+  const backOff = agent.listEvents("default").find((e) => e.reason === "BackOff");
+  assert.ok(backOff, "a BackOff event");
   await agent.close();
 });
 

@@ -164,7 +164,12 @@ export class Agent extends StoreView implements AgentApi {
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
     this.events = new EventStore(this.clock, nodeName, this.store);
     this.metrics = new AgentMetrics();
-    this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
+    this.statusManager = new StatusManager({
+      clock: this.clock,
+      podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod },
+      logger: this.logger,
+      onContainerTerminated: (type, exitCode, reason) => this.metrics.containerTerminated(type, exitCode, reason),
+    });
     const runner = fullIdRunner(this.runtime);
     this.probeManager = new ProbeManager({
       statusProvider: this.statusManager,
@@ -399,7 +404,11 @@ export class Agent extends StoreView implements AgentApi {
           return;
         }
         r.backoffRemainingMs = undefined;
+        const stoppedBefore = r.containersStopped === true;
         await this.metrics.timeSync(r.pod.metadata.uid ?? "", () => this.syncer.sync(r));
+        // A terminal phase held back while containers could run is written once they are stopped,
+        // even when the status itself did not change (status_manager.go mergePodStatus).
+        if (!stoppedBefore && r.containersStopped === true) this.publishPod(r.pod.metadata.uid ?? "");
         if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
       },
       terminate: (r, grace) => this.syncer.terminate(r, grace),
@@ -508,7 +517,7 @@ export class Agent extends StoreView implements AgentApi {
       // own termination of the pods publishes (that would leave the restored pod terminal).
       if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
+    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status, worker.record.containersStopped !== true);
   }
 
   // ---- deletion for in-process callers, and the node's functions ----

@@ -7,6 +7,7 @@ import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import type { StoreEvent } from "../apiserver/storage/object-store.js";
+import { KUBELET_VERSION } from "../probe/user-agent.js";
 import { tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
@@ -80,7 +81,7 @@ test("the agent's Node is in the store with capacity, the four conditions, addre
   assert.deepEqual(Object.keys(node.status.capacity), ["cpu", "memory", "pods"]);
   assert.deepEqual(node.status.conditions.map((c) => c.type), ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]);
   assert.deepEqual(node.status.addresses.map((a) => a.type), ["InternalIP", "Hostname"]);
-  assert.match(node.status.nodeInfo["kubeletVersion"] ?? "", /^v1\.35\./);
+  assert.equal(node.status.nodeInfo["kubeletVersion"], KUBELET_VERSION);
   assert.match(node.status.nodeInfo["containerRuntimeVersion"] ?? "", /^fake:\/\//);
   await agent.close();
 });

@@ -72,7 +72,7 @@ describe("runLifecycleHook", () => {
     {
       name: "httpGet with a named port that the container does not have → the kubelet's port error",
       handler: () => ({ httpGet: { path: "/", port: "metrics" } }),
-      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: strconv.Atoi: parsing "metrics": invalid syntax`,
+      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: port "metrics" not found`,
     },
     {
       name: "tcpSocket with a number → cannot run (the kubelet has no tcpSocket hook runner)",
@@ -204,6 +204,23 @@ describe("agent lifecycle hooks", () => {
       for (let s = 0; s < 3; s++) await clock.advance(1000);
       await agent.close();
     }
+  });
+
+  test("executePreStopHook: a preStop hook still running when the grace period ends is only logged, no FailedPreStopHook, and the kill goes on", async () => {
+    const { clock, runtime, agent } = startAgentOnFakes();
+    runtime.execDelayMs.set("app", 60_000);
+    await admitRunning(agent, clock, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain"] } } } }] },
+    });
+    agent.deletePod("default", "p");
+    for (let s = 0; s < 5; s++) {
+      await clock.advance(1000);
+      await flushMicrotasks(50);
+    }
+    assert.deepEqual(runtime.calls.filter((c) => /^(exec|stop) /.test(c)), ["exec app#0 drain", "stop app#0 grace=2"]);
+    assert.deepEqual(reasons(agent).filter((e) => e.startsWith("FailedPreStopHook")), []);
+    await agent.close();
   });
 
   test("a failed postStart hook's event carries the fixed message only; its error goes to the waiting state PostStartHookError", async () => {

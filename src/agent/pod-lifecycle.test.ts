@@ -230,3 +230,73 @@ test("a liveness kill announced \", will be restarted\" (a Restart rule makes th
   assert.ok(runtime.current("app")!.attempt >= 1, "started again after the kill (exit 137)");
   await agent.close();
 });
+
+test("kubernetes#137146: after an agent restart, a crashed main container of a pod whose started sidecar has a startupProbe is restarted", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-sidecar-restart-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const runtime = new FakeRuntime(clock);
+    const first = new Agent({ runtime, stateDir, clock });
+    first.start();
+    const sidecar: Container = { name: "proxy", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
+    first.admit(pod("with-sidecar", [{ name: "app", command: ["app"] }], { initContainers: [sidecar] }), "api");
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")?.state, "running", "the main container started after the sidecar's startup probe");
+    await first.detach();
+    // The sidecar started more than 10 s before the next agent: its probe state survives the restart.
+    await clock.advance(60_000);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, 1);
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")!.attempt, 1, runtime.calls.join("\n"));
+    assert.equal(second.getPod("default", "with-sidecar").status?.containerStatuses?.[0]?.restartCount, 1);
+    await second.close(0);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+});
+
+test("[case 226] TestSyncPodWithRestartAllContainers (KEP-5532): an exit matching the rule resets the pod in place — AllContainersRestarting True, running containers killed without grace, every container removed, the init container run again, then all containers", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const conditions: string[] = [];
+  const states: string[] = [];
+  agent.watchPods((e) => {
+    if (e.object.metadata.name !== "reset") return;
+    const c = e.object.status?.conditions?.find((x) => x.type === "AllContainersRestarting");
+    const line = c ? `${c.status}${c.reason ? `/${c.reason}` : ""}${c.message ? `: ${c.message}` : ""}` : "";
+    if (line !== "" && conditions.at(-1) !== line) conditions.push(line);
+    const app = e.object.status?.containerStatuses?.find((x) => x.name === "app");
+    const state = app?.state?.waiting ? `waiting:${app.state.waiting.reason}` : app?.state?.running ? "running" : app?.state?.terminated ? "terminated" : "";
+    const initialized = e.object.status?.conditions?.find((x) => x.type === "Initialized")?.status ?? "";
+    const line2 = `${e.object.status?.phase} init=${initialized} app=${state} restarts=${app?.restartCount ?? 0}`;
+    if (states.at(-1) !== line2) states.push(line2);
+  });
+  const trigger: Container = { name: "trigger", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("reset", [{ name: "app", command: ["app"] }, trigger], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")?.state, "running");
+  const before = runtime.calls.length;
+  runtime.exit(runtime.current("trigger")!.id, 42);
+  for (let i = 0; i < 5; i++) await tick(clock);
+  const calls = runtime.calls.slice(before);
+  // The running app is killed without grace and removed first, then the init container, then the trigger (removed last).
+  assert.deepEqual(calls.filter((c) => /^(stop|remove) /.test(c)), ["stop app#0 grace=0", "remove app#0", "remove setup#0", "remove trigger#0"]);
+  // (The new instance's attempt comes from the log directory, which the fake runtime does not write.)
+  assert.ok(calls.findIndex((c) => c.startsWith("start setup#")) > calls.indexOf("remove trigger#0"), calls.join("\n"));
+  assert.ok(events(agent).includes("Killing killing"), events(agent).join("\n"));
+  assert.deepEqual(conditions, ["False", "True/RestartAllContainersStarted: container exited with restart policy rule", "False"]);
+  assert.ok(states.includes("Running init=True app=waiting:RestartingAllContainers restarts=1"), states.join("\n"));
+  assert.ok(states.every((s) => !s.includes("init=False") || states.indexOf(s) < 2), `Initialized stays True once the pod was initialized:\n${states.join("\n")}`);
+  const last = agent.getPod("default", "reset").status!.containerStatuses!.find((c) => c.name === "app")!;
+  assert.deepEqual(last.lastState?.terminated?.reason, "RestartingAllContainers");
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.deepEqual([runtime.current("app")?.state, runtime.current("trigger")?.state], ["running", "running"]);
+  assert.equal(agent.getPod("default", "reset").status?.phase, "Running");
+  await agent.close();
+});

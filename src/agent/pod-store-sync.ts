@@ -12,16 +12,25 @@ import { mergeApiConditions } from "./pod-conditions.js";
 
 /**
  * writePodStatus puts a pod's status into its stored object, keeping the conditions the kubelet
- * does not own as they are there; a mirror pod also takes the manifest pod's deletion. A pod no longer in the store (or another pod of that name) is left
- * alone; an unchanged status writes nothing.
+ * does not own as they are there; a mirror pod also takes the manifest pod's deletion. A pod no
+ * longer in the store (or another pod of that name) is left alone; an unchanged status writes
+ * nothing. While the pod `couldHaveRunningContainers`, a terminal phase is not written yet: the
+ * stored phase, reason and message stay, with the new container statuses and conditions
+ * (status_manager.go mergePodStatus), so a failed pod reads Running until its containers and
+ * sandbox are stopped, then Failed.
  */
-export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, status: Pod["status"]): void {
+export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, status: Pod["status"], couldHaveRunningContainers = false): void {
   const { namespace, name = "", uid, deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
   try {
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
       // Conditions the kubelet does not own stay as the API has them (status_manager.go mergePodStatus).
-      const merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
+      let merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
+      if (merged !== undefined && couldHaveRunningContainers && isTerminalPhase(merged.phase) && !isTerminalPhase(current.status?.phase)) {
+        const { phase: _phase, reason: _reason, message: _message, ...rest } = merged;
+        const old = current.status;
+        merged = { ...rest, ...(old?.phase !== undefined ? { phase: old.phase } : {}), ...(old?.reason !== undefined ? { reason: old.reason } : {}), ...(old?.message !== undefined ? { message: old.message } : {}) };
+      }
       if (!deletionChanged && sameJson(current.status, merged)) return undefined;
       const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
       return { ...current, metadata, ...(merged !== undefined ? { status: merged } : {}) };
@@ -29,6 +38,10 @@ export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, st
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;
   }
+}
+
+function isTerminalPhase(phase: string | undefined): boolean {
+  return phase === "Succeeded" || phase === "Failed";
 }
 
 /** removeStoredPod deletes a pod from the store with grace 0 and a UID precondition (a pod already gone is fine). */

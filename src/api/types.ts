@@ -154,7 +154,10 @@ export interface ContainerRestartRuleOnExitCodes {
 
 /** ContainerRestartRule is core/v1 ContainerRestartRule: an action taken when `exitCodes` matches. */
 export interface ContainerRestartRule {
-  /** Only "Restart" is supported in 1.35 with default feature gates. */
+  /**
+   * "Restart" (restart this container) or "RestartAllContainers" (restart the whole pod in place,
+   * KEP-5532, RestartAllContainersOnContainerExits: beta and on since 1.36).
+   */
   action: string;
   exitCodes?: ContainerRestartRuleOnExitCodes;
 }
@@ -175,8 +178,8 @@ export interface Container {
   startupProbe?: Probe;
   lifecycle?: Lifecycle;
   /**
-   * The container's own restart policy (Always, OnFailure, Never; ContainerRestartRules, on in
-   * 1.35). On an init container, "Always" makes it a sidecar.
+   * The container's own restart policy (Always, OnFailure, Never; ContainerRestartRules, on
+   * since 1.35). On an init container, "Always" makes it a sidecar.
    */
   restartPolicy?: string;
   /** Exit-code rules evaluated before restartPolicy; they require restartPolicy to be set. */

@@ -169,7 +169,7 @@ test("probes and lifecycle on a plain init container are Forbidden", () => {
   const detail = "Forbidden: may not be set for init containers without restartPolicy=Always";
   const expected = ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"].map((f) => `spec.initContainers[0].${f}: ${detail}`);
   assert.deepEqual(podErrors(pod([{ name: "app" }], [init])), expected);
-  // A try-once init container (restartPolicy Never, 1.35) is still not a sidecar.
+  // A try-once init container (restartPolicy Never, allowed since 1.35) is still not a sidecar.
   assert.deepEqual(podErrors(pod([{ name: "app" }], [{ name: "init", restartPolicy: "Never", livenessProbe: probe }])), [
     `spec.initContainers[0].livenessProbe: ${detail}`,
   ]);
@@ -215,7 +215,7 @@ test("container ports: range, names, uniqueness, protocol", () => {
   ]);
 });
 
-test("container restartPolicy: accepted on any container in 1.35, classic rules when ContainerRestartRules is off", () => {
+test("container restartPolicy: accepted on any container in 1.37, classic rules when ContainerRestartRules is off", () => {
   const p = pod([{ name: "app", restartPolicy: "OnFailure" }, { name: "b", restartPolicy: "Sometimes" }], [{ name: "init", restartPolicy: "Never" }]);
   assert.deepEqual(podErrors(p), ['spec.containers[1].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"']);
   assert.deepEqual(podErrors(p, { containerRestartRules: false }), [

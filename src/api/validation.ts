@@ -19,14 +19,20 @@ import type {
   ProbeHandler,
 } from "./types.js";
 
-/** ValidationOptions select version-dependent rules; defaults follow Kubernetes 1.35. */
+/** ValidationOptions select version-dependent rules; defaults follow Kubernetes 1.37 (docs/feature-gates.md). */
 export interface ValidationOptions {
   /**
-   * ContainerRestartRules (beta, on by default in 1.35): any container may set restartPolicy
+   * ContainerRestartRules (beta, on by default since 1.35): any container may set restartPolicy
    * Always/Never/OnFailure. Off: regular containers may not set it and init containers accept
    * only "Always" (the classic rules of §A.3.12).
    */
   containerRestartRules?: boolean;
+  /**
+   * RestartAllContainersOnContainerExits (beta, on by default since 1.36): a rule may have the
+   * action RestartAllContainers, and sidecars may have rules. Off: only Restart, and a sidecar's
+   * rules are forbidden.
+   */
+  restartAllContainers?: boolean;
 }
 
 const MORE_THAN_ONE = "may not specify more than 1 handler type";
@@ -85,7 +91,7 @@ function validateHandler(handler: AnyHandler, path: string, gracePeriod: number 
   return errs;
 }
 
-// validateSleepAction with PodLifecycleSleepActionAllowZero (on in 1.35): 0..gracePeriod.
+// validateSleepAction (PodLifecycleSleepActionAllowZero, GA and removed by 1.37): 0..gracePeriod.
 function validateSleep(seconds: number, path: string, gracePeriod: number | undefined): FieldError[] {
   if (gracePeriod === undefined || (seconds >= 0 && seconds <= gracePeriod)) return [];
   return [invalid(path, seconds, `must be non-negative and less than terminationGracePeriodSeconds (${gracePeriod})`)];
@@ -321,7 +327,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   errs.push(...validateContainers(pod, grace, rules));
   errs.push(...validateInitContainers(pod, grace, rules));
   // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
-  if (rules) errs.push(...validatePodRestartRules(pod));
+  if (rules) errs.push(...validatePodRestartRules(pod, options.restartAllContainers ?? true));
   errs.push(...validatePodProbeExtensions(pod));
   errs.push(...validatePodVolumes(pod));
   const restart = spec.restartPolicy ?? "";

@@ -63,7 +63,7 @@ function event(overrides: Partial<KubeEvent>): KubeEvent {
     metadata: { name: "web.1", namespace: "default" },
     involvedObject: { kind: "Pod", name: "web", namespace: "default" },
     reason: "Started",
-    message: "Started container app",
+    message: "Container started",
     type: "Normal",
     count: 1,
     firstTimestamp: "2026-01-01T00:00:01Z",
@@ -141,7 +141,7 @@ const WEB_DESCRIBED = [
   "Events:",
   "  Type     Reason     Age               From     Message",
   "  ----     ------     ----              ----     -------",
-  "  Normal   Started    9m59s             kubelet  Started container app",
+  "  Normal   Started    9m59s             kubelet  Container started",
   "  Warning  Unhealthy  10s (x3 over 2m)  kubelet  Liveness probe failed: HTTP probe failed with statuscode: 500",
   "",
 ].join("\n");

@@ -1,10 +1,15 @@
-// `probelet run --kubeconfig` with bad input: every problem is reported before anything starts.
+// `probelet run --kubeconfig`: bad input is reported before anything starts; the Node it registers.
 import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { runCli } from "../../test/cli-harness.js";
+import { freePort } from "../../test/cluster/node-agent.js";
+import { FakeApiServer, statusBody } from "../../test/cluster/fake-apiserver.js";
+import { KUBELET_VERSION } from "../probe/user-agent.js";
 
 test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, a bad node name and node flags without it, naming the problem with exit code 2 and no stack trace", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-run-cluster-"));
@@ -28,4 +33,26 @@ test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, 
     assert.match(run.stderr, expected, run.stderr);
     assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");
   }
+});
+
+test("run --kubeconfig registers its Node with nodeInfo.kubeletVersion v1.37.2+probelet (KUBELET_VERSION), not v0.1.0-probelet", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-run-cluster-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // Only the Node's registration is answered; what the agent does after it does not matter here.
+  const server = await FakeApiServer.start((r) => (r.method === "POST" && r.path.startsWith("/api/v1/nodes") ? { code: 201, body: r.body } : { code: 403, body: statusBody(403, "Forbidden", "forbidden") }));
+  t.after(() => server.close());
+  const kubeconfig = join(dir, "kubeconfig");
+  const ca = Buffer.from(server.credentials.ca ?? "").toString("base64");
+  await writeFile(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: '${server.credentials.server}', certificate-authority-data: ${ca}}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+  const args = ["run", "--kubeconfig", kubeconfig, "--node-name", "n1", "--node-ip", "127.0.0.1", "--kubelet-port", String(await freePort()), "--state-dir", join(dir, "state"), "--listen", "127.0.0.1:0"];
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./main.js", import.meta.url)), ...args], { stdio: ["ignore", "ignore", "ignore"] });
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  t.after(async () => {
+    child.kill("SIGKILL");
+    await closed;
+  });
+  const [register] = await server.waitForRequests(1, (r) => r.method === "POST" && r.path.startsWith("/api/v1/nodes"));
+  const node = register!.body as { status: { nodeInfo: { kubeletVersion: string } } };
+  assert.equal(node.status.nodeInfo.kubeletVersion, KUBELET_VERSION);
+  assert.equal(KUBELET_VERSION, "v1.37.2+probelet");
 });

@@ -35,6 +35,7 @@ import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
+import { KUBELET_VERSION } from "../probe/user-agent.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
 export const DEFAULT_LISTEN = "127.0.0.1:10255";
@@ -150,7 +151,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const lock = await StateDirectoryLock.acquire(stateDir);
   // In cluster mode the pods' ConfigMaps and Secrets come from the API server, read with the
   // node's credentials as the kubelet's watch-based managers read them.
-  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(PROBELET_KUBELET_VERSION) });
+  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
@@ -324,7 +325,7 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
       hostname: cluster.nodeName,
       kubeletPort: cluster.kubeletPort,
       containerRuntimeVersion: version,
-      kubeletVersion: PROBELET_KUBELET_VERSION,
+      kubeletVersion: KUBELET_VERSION,
       stateDir: run.stateDir,
       taints: runtime.type === "process" ? [PROCESS_RUNTIME_TAINT] : [],
     },
@@ -341,9 +342,6 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
   }
   return node;
 }
-
-/** PROBELET_KUBELET_VERSION is the version the Node reports (nodeInfo.kubeletVersion). */
-const PROBELET_KUBELET_VERSION = "v0.1.0-probelet";
 
 /** requireDirectory fails with kubectl's wording when the manifest directory is not there. */
 async function requireDirectory(dir: string): Promise<void> {

@@ -1,6 +1,7 @@
 // Prober: turns a container's probe spec into a handler call, retries only errors, maps the
 // low-level verdict to a cached Result and records the kubelet's events
 // (kubelet pkg/kubelet/prober/prober.go).
+import { formatPod } from "../api/format-pod.js";
 import { probeExtensionsOf } from "../api/probe-extensions.js";
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -187,7 +188,8 @@ export class Prober {
       return { result: "unknown", output: "", error: asError(err) };
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
-    return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
+    // kubelet prober.go runProbe: "missing probe handler for <format.Pod>:<container>".
+    return { result: "unknown", output: "", error: new Error(`missing probe handler for ${formatPod(pod)}:${container.name}`) };
   }
 
   /**
@@ -251,11 +253,6 @@ function probeSpec(probeType: ProbeType, container: Container): Probe | undefine
     default:
       return null;
   }
-}
-
-/** podKey renders "namespace/name" like klog.KObj. */
-function podKey(pod: Pod): string {
-  return `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`;
 }
 
 function asError(err: unknown): Error {

@@ -14,7 +14,7 @@ import type { Result } from "./results/result.js";
 import type { ResultsManager } from "./results/results-manager.js";
 import type { StandingMember, StandingWorkers } from "./standing-workers.js";
 import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";
-import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
+import { containerShouldKeepProbing, isSidecarOf, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** PodStatusProvider is what a worker needs from the status manager. */
 export interface PodStatusProvider {
@@ -407,6 +407,12 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     if (this.containerId !== c.containerID) {
       if (this.containerId !== "") results.remove(this.containerId);
       this.containerId = c.containerID ?? "";
+      // kubernetes#137146: a sidecar that had started before the agent restarted gets a startup
+      // Success at once, so the sync sees the pod's initialisation done and goes on to restart
+      // a crashed main container (computeInitContainerActions reads this result).
+      if (this.ctx.features.preserveStateOnRestart && this.probeType === "startup" && c.started === true && isSidecarOf(this.pod, this.container)) {
+        results.set(this.containerId, "Success", podUid);
+      }
       if (!survivedManagerRestart(c, this.ctx.managerStart, this.ctx.features)) results.set(this.containerId, this.initialValue, podUid);
       // A new container instance may be probed again (and fast again, with the extension).
       this.onHold = false;
@@ -417,7 +423,7 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     if (!c.state?.running) {
       if (logger.isEnabled("debug")) logger.debug("Non-running container probed", this.logFields());
       if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
-      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
+      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features, status);
     }
 
     // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.

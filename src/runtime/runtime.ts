@@ -43,7 +43,19 @@ export interface PodSandboxStatus {
 /** KeyValue is one environment variable given to a container. */
 export interface KeyValue {
   key: string;
+  /** The value as text; bytes that are not valid UTF-8 read as U+FFFD here (see valueBase64). */
   value: string;
+  /**
+   * The value's exact bytes in base64, present only when they are not valid UTF-8 (a Secret's
+   * value can be any bytes). The kubelet hands the runtime raw bytes: CRI KeyValue.value is
+   * `bytes` since cri-api v0.37 (kubernetes#139168), where a string field carried U+FFFD.
+   */
+  valueBase64?: string;
+}
+
+/** keyValueBytes returns the exact bytes of an environment variable's value. */
+export function keyValueBytes(kv: KeyValue): Buffer {
+  return kv.valueBase64 === undefined ? Buffer.from(kv.value, "utf8") : Buffer.from(kv.valueBase64, "base64");
 }
 
 /** ContainerConfig describes a container to create (CRI ContainerConfig). */

@@ -1,6 +1,6 @@
 // FakeRuntime: an in-memory Runtime for agent tests. Containers never run anything; tests move
 // them with exit(), and exec results are scripted per container name.
-import type { CommandResult, CommandRunOptions } from "../../src/probe/command-runner.js";
+import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../src/probe/command-runner.js";
 import {
   RuntimeError,
   type ContainerConfig,
@@ -27,6 +27,8 @@ export class FakeRuntime implements Runtime {
   readonly failStart = new Set<string>();
   /** Exec exit code per container name (default 0). */
   readonly execExit = new Map<string, number>();
+  /** How long an exec takes per container name (fake-clock ms); past the exec's timeout it fails as a runner's timeout does. */
+  readonly execDelayMs = new Map<string, number>();
   /** While true every call fails as a runtime that stopped answering does (Unavailable). */
   unavailable = false;
   /** How long a container takes to exit after SIGTERM (fake-clock ms, capped by the grace period). */
@@ -142,11 +144,16 @@ export class FakeRuntime implements Runtime {
     this.guard();
     return [...this.containers.values()].map(({ id, podSandboxId, state }) => ({ id, podSandboxId, state }));
   }
-  async runInContainer(id: string, argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
+  async runInContainer(id: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
     this.guard();
     const c = this.mustGet(id);
     this.calls.push(`exec ${c.name}#${c.attempt} ${argv.join(" ")}`);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
+    const delay = this.execDelayMs.get(c.name) ?? 0;
+    if (delay > 0) {
+      await this.clock.sleep(Math.min(delay, options.timeoutMs));
+      if (delay > options.timeoutMs) throw new CommandTimeoutError(argv, options.timeoutMs, `command timed out after ${options.timeoutMs} ms`);
+    }
     return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
   }
   /** execStream is not scripted: agent tests never stream an exec. */

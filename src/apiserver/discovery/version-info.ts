@@ -1,7 +1,7 @@
 // GET /version: the version.Info kubectl version and every client's discovery read. The agent
 // reports the Kubernetes release it emulates (the kubelet's, see src/probe/user-agent.ts).
 import { arch } from "node:os";
-import { KUBE_VERSION } from "../../probe/user-agent.js";
+import { KUBE_VERSION, KUBELET_VERSION } from "../../probe/user-agent.js";
 
 /** VersionInfo is k8s.io/apimachinery/pkg/version.Info. */
 export interface VersionInfo {
@@ -16,8 +16,8 @@ export interface VersionInfo {
   platform: string;
 }
 
-/** GIT_VERSION is the gitVersion the agent answers: the emulated release, marked as probelet's. */
-export const GIT_VERSION = `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.0-probelet`;
+/** GIT_VERSION is the gitVersion the agent answers: the emulated release, marked as probelet's (KUBELET_VERSION). */
+export const GIT_VERSION = KUBELET_VERSION;
 
 /** versionInfo is what GET /version answers. */
 export function versionInfo(): VersionInfo {

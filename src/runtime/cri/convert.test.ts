@@ -97,7 +97,7 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
     command: ["sh", "-c"],
     args: ["echo hi"],
     working_dir: "/tmp",
-    envs: [{ key: "A", value: "1" }],
+    envs: [{ key: "A", value: Buffer.from("1") }],
     labels: { l: "1" },
     annotations: { a: "2" },
     log_path: "app/3.log",
@@ -204,4 +204,10 @@ test("filters map to CRI's filter fields (labels → label_selector)", () => {
   assert.equal(sandboxFilter(undefined), undefined);
   assert.deepEqual(sandboxFilter({ state: "notready", labels: { x: "y" } }), { state: { state: "SANDBOX_NOTREADY" }, label_selector: { x: "y" } });
   assert.deepEqual(sandboxFilter({ state: "ready" }), { state: { state: "SANDBOX_READY" } });
+});
+
+test("#139168 containerConfig sends env values as bytes: a value that is not UTF-8 as its exact bytes", () => {
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  const config = containerConfig({ ...container, envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }, { key: "T", value: "é" }] }, pod);
+  assert.deepEqual(config.envs, [{ key: "RAW", value: raw }, { key: "T", value: Buffer.from("é") }]);
 });

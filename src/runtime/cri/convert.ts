@@ -12,6 +12,7 @@ import type {
   SandboxFilter,
   SandboxState,
 } from "../runtime.js";
+import { keyValueBytes } from "../runtime.js";
 import type {
   CriContainerConfig,
   CriContainerFilter,
@@ -76,7 +77,7 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     command: [...config.command],
     args: [...config.args],
     working_dir: config.workingDir ?? "",
-    envs: config.envs.map(({ key, value }) => ({ key, value })),
+    envs: config.envs.map((kv) => ({ key: kv.key, value: keyValueBytes(kv) })),
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     log_path: config.logPath,

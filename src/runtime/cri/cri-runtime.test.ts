@@ -205,3 +205,11 @@ test("relistContainers is one ListContainers call with no ContainerStatus (the P
   assert.equal(fake.requests("ListContainers").length, 1);
   assert.equal(fake.requests("ContainerStatus").length, 0);
 });
+
+test("#139168 CreateContainer carries an env value that is not UTF-8 as its exact bytes (KeyValue.value is bytes)", async (t) => {
+  const { fake, runtime } = await setup(t, { ImageStatus: () => ({ image: { id: "sha256:1", repo_tags: ["img"], size: "1" } }), CreateContainer: () => ({ container_id: "c1" }) });
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  await runtime.createContainer("sb", { ...app, envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }] }, pod);
+  const sent = fake.requests("CreateContainer")[0] as { config: { envs: { key: string; value: Buffer }[] } };
+  assert.deepEqual(sent.config.envs.map((e) => [e.key, Buffer.from(e.value)]), [["RAW", raw]]);
+});

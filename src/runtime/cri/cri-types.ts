@@ -57,7 +57,8 @@ export interface CriContainerConfig {
   command: string[];
   args: string[];
   working_dir: string;
-  envs: { key: string; value: string }[];
+  /** Values are exact bytes (CRI KeyValue.value is bytes since cri-api v0.37). */
+  envs: { key: string; value: Buffer }[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;

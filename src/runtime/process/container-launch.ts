@@ -25,6 +25,12 @@ export interface LaunchSpec {
   argv: string[];
   /** The complete environment. */
   env: Record<string, string>;
+  /**
+   * The exact bytes (base64) of env values that are not UTF-8, by name (KeyValue.valueBase64):
+   * the supervisor passes them to the container as they are; Node's spawn takes text only, so
+   * a container started without the supervisor gets `env`'s text (U+FFFD for each bad byte).
+   */
+  envBytes?: Record<string, string>;
   /** Absolute working directory. */
   cwd: string;
 }
@@ -53,6 +59,14 @@ export function containerEnv(
   for (const { key, value } of config.envs) env[key] = value;
   if (!Object.hasOwn(env, "PATH")) env["PATH"] = agentEnv["PATH"] ?? DEFAULT_PATH;
   return env;
+}
+
+/** containerEnvBytes gives LaunchSpec.envBytes for the container's envs that are not UTF-8 (later duplicates win). */
+export function containerEnvBytes(config: Pick<ContainerConfig, "envs">): Pick<LaunchSpec, "envBytes"> {
+  const last = new Map<string, string | undefined>();
+  for (const { key, valueBase64 } of config.envs) last.set(key, valueBase64);
+  const bytes = [...last].filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return bytes.length === 0 ? {} : { envBytes: Object.fromEntries(bytes) };
 }
 
 /** containerCwd is the working directory: workingDir resolved against the agent's, else the agent's own. */

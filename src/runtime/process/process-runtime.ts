@@ -24,7 +24,7 @@ import {
   type SandboxFilter,
 } from "../runtime.js";
 import { MAX_CONTAINER_LOG_LINE_SIZE } from "../log-format.js";
-import { containerArgv, containerCwd, containerEnv, LaunchError, lookPath, prepareLaunch, type LaunchSpec } from "./container-launch.js";
+import { containerArgv, containerCwd, containerEnv, containerEnvBytes, LaunchError, lookPath, prepareLaunch, type LaunchSpec } from "./container-launch.js";
 import { ContainerProcess, type ProcessStarter } from "./container-process.js";
 import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
@@ -361,7 +361,7 @@ export class ProcessRuntime implements Runtime {
     const { config, execContext } = container;
     try {
       if (!sandbox?.ready) throw new LaunchError(`sandbox container "${container.sandboxId}" is not running`);
-      const launch = await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd);
+      const launch = { ...(await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd)), ...containerEnvBytes(config) };
       if (this.supervised) {
         await this.launchSupervised(container, launch);
         return;

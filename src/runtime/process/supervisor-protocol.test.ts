@@ -65,3 +65,11 @@ test("parseExitRecord rejects incomplete, ambiguous, duplicated or malformed rec
   assert.equal(parseExitRecord("code=1000\nfinished_at_ns=1\n"), undefined);
   assert.equal(parseExitRecord("garbage\n"), undefined);
 });
+
+test("#139168 encodeSupervisorSpec writes an env value that is not UTF-8 as its exact bytes (envBytes)", () => {
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  const spec = encodeSupervisorSpec({ launch: { file: "/bin/true", argv: ["true"], env: { RAW: raw.toString("utf8"), T: "é" }, envBytes: { RAW: raw.toString("base64") }, cwd: "/" }, logPath: "", statePath: "/s", maxLineSize: 16 });
+  assert.ok(spec.includes(Buffer.concat([Buffer.from("\0RAW="), raw, Buffer.from("\0")])));
+  assert.ok(spec.includes(Buffer.from("\0T=é\0")));
+  assert.throws(() => encodeSupervisorSpec({ launch: { file: "/bin/true", argv: ["true"], env: { RAW: "" }, envBytes: { RAW: Buffer.from([0x41, 0]).toString("base64") }, cwd: "/" }, logPath: "", statePath: "/s", maxLineSize: 16 }), /NUL byte/);
+});

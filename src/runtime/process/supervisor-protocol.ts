@@ -10,6 +10,8 @@ export const SUPERVISOR_PROTOCOL = "probelet-supervisor/3";
 /** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
 export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
 
+const NUL = Buffer.from([0]);
+
 /** MAX_STATE_FILE_BYTES bounds how much of an exit state file is read. */
 export const MAX_STATE_FILE_BYTES = 4096;
 
@@ -35,7 +37,11 @@ export interface SupervisorSpec {
  */
 export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
   const { launch } = spec;
-  const env = Object.entries(launch.env).map(([key, value]) => `${key}=${value}`);
+  // An env value that is not UTF-8 goes as its exact bytes (LaunchSpec.envBytes).
+  const env = Object.entries(launch.env).map(([key, value]) => {
+    const raw = launch.envBytes?.[key];
+    return raw === undefined ? `${key}=${value}` : Buffer.concat([Buffer.from(`${key}=`, "utf8"), Buffer.from(raw, "base64")]);
+  });
   const fields = [
     SUPERVISOR_PROTOCOL,
     spec.logPath,
@@ -55,8 +61,8 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
   if ((spec.mounts ?? []).some((m) => !m.hostPath.startsWith("/") || !m.containerPath.startsWith("/"))) {
     throw new RangeError("supervisor spec: mount paths must be absolute");
   }
-  if (fields.some((f) => f.includes("\0"))) throw new RangeError("supervisor spec: a field contains a NUL byte");
-  const encoded = Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
+  if (fields.some((f) => (typeof f === "string" ? f.includes("\0") : f.includes(0)))) throw new RangeError("supervisor spec: a field contains a NUL byte");
+  const encoded = Buffer.concat(fields.flatMap((f) => [typeof f === "string" ? Buffer.from(f, "utf8") : f, NUL]));
   if (encoded.length > MAX_SUPERVISOR_SPEC_BYTES) throw new RangeError(`supervisor spec: ${encoded.length} bytes exceed the limit of ${MAX_SUPERVISOR_SPEC_BYTES}`);
   return encoded;
 }
