@@ -8,6 +8,7 @@ import {
   type ContainerInfo,
   type ContainerSummary,
   type ExecSession,
+  type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -46,6 +47,28 @@ export class FakeRuntime implements Runtime {
 
   async mountsUnsupportedReason(): Promise<string | undefined> {
     return this.mountsUnsupported;
+  }
+
+  /** When set, securityUnsupportedReason answers it (as the process runtime without root does). */
+  securityUnsupported: string | undefined;
+  /** Who images run as (imageUser); undefined: as root. */
+  imageRunsAs: ImageUser = { uid: 0 };
+  /** Container IDs whose log was reopened, in order. */
+  readonly reopened: string[] = [];
+
+  async securityUnsupportedReason(): Promise<string | undefined> {
+    return this.securityUnsupported;
+  }
+
+  async imageUser(): Promise<ImageUser> {
+    return this.imageRunsAs;
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    this.guard();
+    const c = this.containers.get(id);
+    if (!c || c.state !== "running") throw new RuntimeError("NotFound", `container ${id} is not running`);
+    this.reopened.push(id);
   }
 
   async version() {

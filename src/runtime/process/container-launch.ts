@@ -63,43 +63,56 @@ export function containerCwd(config: Pick<ContainerConfig, "workingDir">, agentC
 /**
  * prepareLaunch checks the working directory and resolves argv[0] through the environment's
  * PATH, for a process with the given env and cwd (see containerEnv, containerCwd). `workingDir`
- * is the directory as configured, quoted in the error. Rejects with a LaunchError worded like runc's.
+ * is the directory as configured, quoted in the error; `root` is where the container's view of
+ * the filesystem starts ("" the host's, else e.g. /proc/<pid>/root for its mount namespace).
+ * Rejects with a LaunchError worded like runc's.
  */
 export async function prepareLaunch(
   argv: readonly string[],
   context: { env: Record<string, string>; cwd: string },
   workingDir: string = context.cwd,
+  root = "",
 ): Promise<LaunchSpec> {
   const { env, cwd } = context;
-  const cwdProblem = await stat(cwd).then(
+  const cwdProblem = await stat(root + cwd).then(
     (s) => (s.isDirectory() ? undefined : "ENOTDIR"),
     (err: NodeJS.ErrnoException) => err.code ?? "ENOENT",
   );
   if (cwdProblem) {
     throw new LaunchError(`${START_ERROR_PREFIX}chdir to cwd ("${workingDir}") set in config.json failed: ${errnoText(cwdProblem)}`);
   }
-  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd);
+  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd, root);
   return { file, argv: [...argv], env: { ...env }, cwd };
 }
 
+/** Resolved is an executable found (its path as the container sees it), or the errno of the failure. */
+export type Resolved = { ok: true; path: string } | { ok: false; code: string };
+
 /**
- * lookPath mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
- * otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with an
- * execute bit qualify.
+ * resolveExecutable mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to
+ * cwd); otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with
+ * an execute bit qualify. Paths are checked under `root` (see prepareLaunch).
  */
-export async function lookPath(file: string, pathVar: string, cwd: string): Promise<string> {
+export async function resolveExecutable(file: string, pathVar: string, cwd: string, root = ""): Promise<Resolved> {
   if (file.includes("/")) {
     const candidate = isAbsolute(file) ? file : resolve(cwd, file);
-    const problem = await executableProblem(candidate);
-    if (problem === undefined) return candidate;
-    const detail = problem === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(problem)}`;
-    throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
+    const problem = await executableProblem(root + candidate);
+    return problem === undefined ? { ok: true, path: candidate } : { ok: false, code: problem };
   }
   for (const dir of pathVar.split(":")) {
     const candidate = resolve(cwd, join(dir === "" ? "." : dir, file));
-    if ((await executableProblem(candidate)) === undefined) return candidate;
+    if ((await executableProblem(root + candidate)) === undefined) return { ok: true, path: candidate };
   }
-  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  return { ok: false, code: "ENOENT" };
+}
+
+/** lookPath is resolveExecutable that rejects with runc's LaunchError texts. */
+export async function lookPath(file: string, pathVar: string, cwd: string, root = ""): Promise<string> {
+  const found = await resolveExecutable(file, pathVar, cwd, root);
+  if (found.ok) return found.path;
+  if (!file.includes("/")) throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  const detail = found.code === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(found.code)}`;
+  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
 }
 
 /** executableProblem returns undefined for an executable regular file, else an errno name. */
