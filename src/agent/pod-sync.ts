@@ -34,7 +34,7 @@ import type { RestartBackoff } from "./backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
-import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
@@ -555,7 +555,7 @@ export class PodSyncer {
     const unsupported = await this.d.runtime.mountsUnsupportedReason();
     if (unsupported !== undefined) return unsupported;
     try {
-      return await containerMounts(spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
+      return await this.d.volumes.containerMounts(record.pod.metadata.uid ?? "", spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
     } catch (err) {
       // A bad subPath (MountError) or a volume directory that went away: the container waits.
       return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;

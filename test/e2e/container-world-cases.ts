@@ -4,7 +4,7 @@
 // and exec seeing the container's own mounts, and the termination message read from the path the
 // spec names. On the process runtime these need root and the supervisor (supervisedProcessFactory).
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Pod } from "../../src/api/types.js";
 import type { ExecSession } from "../../src/runtime/runtime.js";
@@ -39,6 +39,40 @@ async function collect(session: ExecSession): Promise<{ stdout: string; code: nu
 
 /** registerContainerWorldCases declares the cases for one runtime (call inside a describe). */
 export function registerContainerWorldCases(factory: RuntimeFactory): void {
+  runtimeTest(factory, `[${factory.name}] subPath: a symlink an init container planted in a shared emptyDir never makes the agent create anything outside the volume; a configMap key's subPath (a symlink inside the volume) still mounts`, { timeout: 60_000 }, async (t) => {
+    const config = new MemoryConfigObjects();
+    config.putConfigMap({ metadata: { name: "app-config", namespace: NAMESPACE }, data: { "app.conf": "from the configMap" } });
+    const env = await E2eEnv.start(t, factory, { configObjects: config });
+    const name = uniqueName("subpath");
+    const outside = join(env.dir, "outside");
+    await mkdir(outside);
+    const at = (n: string): string => (env.factory.name === "cri" ? `/${n}` : join(env.dir, "mnt", n));
+    const pod: Pod = {
+      metadata: { name, namespace: NAMESPACE },
+      spec: {
+        hostNetwork: env.kit.hostNetwork,
+        volumes: [{ name: "shared", emptyDir: {} }, { name: "cfg", configMap: { name: "app-config" } }],
+        initContainers: [{ name: "plant", ...shell(env, `ln -s ${outside} ${at("shared")}/link`), volumeMounts: [{ name: "shared", mountPath: at("shared") }] }],
+        containers: [
+          { name: "app", ...shell(env, "sleep 600"), volumeMounts: [{ name: "shared", mountPath: at("escape"), subPath: "link/made" }] },
+          { name: "good", ...shell(env, `cat ${at("conf")}; echo; sleep 600`), volumeMounts: [{ name: "cfg", mountPath: at("conf"), subPath: "app.conf" }] },
+        ],
+      },
+    };
+    env.create(pod);
+    const waiting = await env.waitFor(name, "app waiting", 30_000, (p) => containerStatusOf(p, "app")?.state?.waiting?.reason === "CreateContainerConfigError" ? containerStatusOf(p, "app")?.state?.waiting : undefined);
+    assert.equal(waiting.message, 'failed to create subPath directory for volumeMount "shared" of container "app"');
+    await assert.rejects(stat(join(outside, "made")), "nothing was created through the planted symlink");
+    await env.waitFor(name, "good running", 30_000, (p) => containerStatusOf(p, "good")?.state?.running);
+    let log = "";
+    for (let i = 0; i < 100 && !log.includes("\n"); i++) {
+      log = "";
+      for await (const line of env.agent.readLogs({ namespace: NAMESPACE, name, container: "good" })) log += line;
+      if (!log.includes("\n")) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(log, "from the configMap\n");
+  });
+
   runtimeTest(factory, `[${factory.name}] Security context: runAsUser (container over pod), runAsGroup, supplementalGroups, capabilities and allowPrivilegeEscalation apply to the container and to its exec probe`, { timeout: 60_000 }, async (t) => {
     const env = await E2eEnv.start(t, factory);
     const name = uniqueName("security");
