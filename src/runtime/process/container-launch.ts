@@ -4,7 +4,7 @@
 //   unable to start container process: exec: "nosuch": executable file not found in $PATH
 //   unable to start container process: chdir to cwd ("/nope") set in config.json failed: no such file or directory
 // (runc libcontainer init: chdir first, then Go's exec.LookPath on argv[0]).
-import { constants as fsConstants } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
@@ -89,21 +89,46 @@ export async function prepareLaunch(
 export type Resolved = { ok: true; path: string } | { ok: false; code: string };
 
 /**
- * resolveExecutable mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to
- * cwd); otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with
- * an execute bit qualify. Paths are checked under `root` (see prepareLaunch).
+ * candidates mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
+ * otherwise each PATH entry in order ("" meaning "."). `single` tells the first case.
+ */
+function candidates(file: string, pathVar: string, cwd: string): { single: boolean; paths: string[] } {
+  if (file.includes("/")) return { single: true, paths: [isAbsolute(file) ? file : resolve(cwd, file)] };
+  return { single: false, paths: pathVar.split(":").map((dir) => resolve(cwd, join(dir === "" ? "." : dir, file))) };
+}
+
+function pick(found: { single: boolean; paths: string[] }, problems: (string | undefined)[]): Resolved {
+  const at = problems.findIndex((p) => p === undefined);
+  if (at >= 0) return { ok: true, path: found.paths[at]! };
+  return { ok: false, code: found.single ? (problems[0] ?? "ENOENT") : "ENOENT" };
+}
+
+/**
+ * resolveExecutable finds the executable a command names, as Go's exec.LookPath does (only
+ * regular files with an execute bit qualify). Paths are checked under `root` (see prepareLaunch).
  */
 export async function resolveExecutable(file: string, pathVar: string, cwd: string, root = ""): Promise<Resolved> {
-  if (file.includes("/")) {
-    const candidate = isAbsolute(file) ? file : resolve(cwd, file);
-    const problem = await executableProblem(root + candidate);
-    return problem === undefined ? { ok: true, path: candidate } : { ok: false, code: problem };
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(await executableProblem(root + path));
+    if (problems.at(-1) === undefined) break;
   }
-  for (const dir of pathVar.split(":")) {
-    const candidate = resolve(cwd, join(dir === "" ? "." : dir, file));
-    if ((await executableProblem(root + candidate)) === undefined) return { ok: true, path: candidate };
+  return pick(found, problems);
+}
+
+/**
+ * resolveExecutableSync is resolveExecutable with synchronous checks: a few stat calls cost less
+ * than as many trips through the thread pool, on the exec-probe path into a container's world.
+ */
+export function resolveExecutableSync(file: string, pathVar: string, cwd: string, root = ""): Resolved {
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(executableProblemSync(root + path));
+    if (problems.at(-1) === undefined) break;
   }
-  return { ok: false, code: "ENOENT" };
+  return pick(found, problems);
 }
 
 /** lookPath is resolveExecutable that rejects with runc's LaunchError texts. */
@@ -123,9 +148,23 @@ async function executableProblem(path: string): Promise<string | undefined> {
     await access(path, fsConstants.X_OK);
     return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
-    return code === "EPERM" ? "EACCES" : code;
+    return errnoOf(err);
   }
+}
+
+function executableProblemSync(path: string): string | undefined {
+  try {
+    if (statSync(path).isDirectory()) return "EACCES";
+    accessSync(path, fsConstants.X_OK);
+    return undefined;
+  } catch (err) {
+    return errnoOf(err);
+  }
+}
+
+function errnoOf(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
+  return code === "EPERM" ? "EACCES" : code;
 }
 
 /** spawnFailureMessage words an execve failure reported by spawn (runc: "exec <path>: <errno>"). */

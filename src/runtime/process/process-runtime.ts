@@ -27,7 +27,7 @@ import {
   type SandboxFilter,
 } from "../runtime.js";
 import { MAX_CONTAINER_LOG_LINE_SIZE } from "../log-format.js";
-import { containerArgv, containerCwd, containerEnv, LaunchError, prepareLaunch, resolveExecutable, type LaunchSpec } from "./container-launch.js";
+import { containerArgv, containerCwd, containerEnv, LaunchError, prepareLaunch, resolveExecutableSync, type LaunchSpec } from "./container-launch.js";
 import { agentHost, containerWorld, enterArgv, isPlainWorld, securityProblem } from "./container-world.js";
 import { ContainerProcess, type ProcessStarter } from "./container-process.js";
 import { startPipedProcess } from "./piped-process.js";
@@ -339,7 +339,7 @@ export class ProcessRuntime implements Runtime {
     const signal = options.signal ? { signal: options.signal } : {};
     const entering = this.entering(container);
     if (!entering) return this.runner.run(argv, { env, cwd, timeoutMs: options.timeoutMs, ...signal });
-    const found = await resolveExecutable(argv[0] ?? "", env["PATH"] ?? "", cwd, entering.root);
+    const found = resolveExecutableSync(argv[0] ?? "", env["PATH"] ?? "", cwd, entering.root);
     if (!found.ok) throw spawnErrorFor({ argv, cwd }, found.code, "exec");
     try {
       return await this.runner.run(entering.argv(found.path, argv), { env, cwd: "/", timeoutMs: options.timeoutMs, ...signal });
