@@ -39,6 +39,32 @@ async function collect(session: ExecSession): Promise<{ stdout: string; code: nu
 
 /** registerContainerWorldCases declares the cases for one runtime (call inside a describe). */
 export function registerContainerWorldCases(factory: RuntimeFactory): void {
+  runtimeTest(factory, `[${factory.name}] Logs: rotated by size while the container writes (the runtime reopens its log), \`logs\` spans the rotated files, --tail reads the end, a follow goes on past a rotation`, { timeout: 90_000 }, async (t) => {
+    const env = await E2eEnv.start(t, factory, { containerLogs: { maxSize: 2048, maxFiles: 3, maxWorkers: 1, monitorIntervalMs: 1000 } });
+    const name = uniqueName("rotation");
+    const lines = 400;
+    const script = `i=0; while [ $i -lt ${lines} ]; do echo "line $i"; i=$((i+1)); [ $((i % 20)) = 0 ] && sleep 0.25; done; sleep 600`;
+    env.create({ metadata: { name, namespace: NAMESPACE }, spec: { hostNetwork: env.kit.hostNetwork, containers: [{ name: "app", ...shell(env, script) }] } });
+    await env.waitFor(name, "running", 30_000, (p) => containerStatusOf(p, "app")?.state?.running);
+    const followed: string[] = [];
+    const stop = new AbortController();
+    const following = (async () => {
+      for await (const line of env.agent.readLogs({ namespace: NAMESPACE, name, container: "app", follow: true, signal: stop.signal })) followed.push(line);
+    })().catch(() => undefined);
+    const numbers = (text: string[]): number[] => text.join("").split("\n").filter(Boolean).map((l) => Number(/^line (\d+)$/.exec(l)?.[1]));
+    await env.waitFor(name, "every line followed", 60_000, () => (numbers(followed).at(-1) === lines - 1 ? true : undefined), 250);
+    stop.abort();
+    await following;
+    assert.deepEqual(numbers(followed), Array.from({ length: lines }, (_, k) => k), "the follow saw every line once, across the rotations");
+    const all = numbers([await readLog(env, name)]);
+    assert.equal(all.at(-1), lines - 1);
+    assert.ok(all.length < lines, "the oldest rotated files are gone (containerLogMaxFiles 3)");
+    assert.deepEqual(all, Array.from({ length: all.length }, (_, k) => lines - all.length + k), "what is kept is contiguous, in order");
+    let tail = "";
+    for await (const line of env.agent.readLogs({ namespace: NAMESPACE, name, container: "app", tailLines: 3 })) tail += line;
+    assert.equal(tail, `line ${lines - 3}\nline ${lines - 2}\nline ${lines - 1}\n`);
+  });
+
   runtimeTest(factory, `[${factory.name}] subPath: a symlink an init container planted in a shared emptyDir never makes the agent create anything outside the volume; a configMap key's subPath (a symlink inside the volume) still mounts`, { timeout: 60_000 }, async (t) => {
     const config = new MemoryConfigObjects();
     config.putConfigMap({ metadata: { name: "app-config", namespace: NAMESPACE }, data: { "app.conf": "from the configMap" } });
