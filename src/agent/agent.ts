@@ -49,6 +49,7 @@ import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
+import { secretRedactor } from "./secret-env.js";
 import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "./container-log-manager.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
@@ -183,7 +184,8 @@ export class Agent extends StoreView implements AgentApi {
         const cpu = record.outcome?.cpuSeconds;
         if (cpu !== undefined) this.metrics.observeExecProbeCpu(probeTypeLabel(record.probeType), cpu);
       },
-      ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
+      // Secret values never reach events, logs or history through an exec probe's output.
+      proberOptions: { redactor: secretRedactor(this.configObjects), ...(options.probeCloseMode ? { closeMode: options.probeCloseMode } : {}) },
     });
     this.syncer = new PodSyncer({
       runtime: this.runtime,

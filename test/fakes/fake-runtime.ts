@@ -28,6 +28,8 @@ export class FakeRuntime implements Runtime {
   readonly failStart = new Set<string>();
   /** Exec exit code per container name (default 0). */
   readonly execExit = new Map<string, number>();
+  /** Exec stdout per container name (default none). */
+  readonly execOutput = new Map<string, string>();
   /** While true every call fails as a runtime that stopped answering does (Unavailable). */
   unavailable = false;
   /** How long a container takes to exit after SIGTERM (fake-clock ms, capped by the grace period). */
@@ -170,7 +172,7 @@ export class FakeRuntime implements Runtime {
     const c = this.mustGet(id);
     this.calls.push(`exec ${c.name}#${c.attempt} ${argv.join(" ")}`);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
-    return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
+    return { stdout: Buffer.from(this.execOutput.get(c.name) ?? ""), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
   }
   /** execStream is not scripted: agent tests never stream an exec. */
   async execStream(id: string): Promise<ExecSession> {
