@@ -209,7 +209,9 @@ export async function adoptSupervisedProcess(
     const name = basename(statePath);
     let settled = false;
     const check = async (): Promise<void> => {
-      const exit = (await readExitFile(statePath)) ?? (stillRuns(leader) || stillRuns(supervisor) ? undefined : await readExit(statePath, now, logger));
+      // A poll that wakes after the exit was seen (and the record maybe removed) has nothing to say.
+      if (settled || stop.aborted) return;
+      const exit = (await readExitFile(statePath)) ?? (settled || stillRuns(leader) || stillRuns(supervisor) ? undefined : await readExit(statePath, now, logger));
       if (!exit || settled || stop.aborted) return;
       settled = true;
       watcher?.close();
