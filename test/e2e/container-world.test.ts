@@ -6,9 +6,12 @@ import { supervisedProcessFactory } from "./config-volumes-cases.js";
 import { registerContainerWorldCases, registerUnboundMessageCase } from "./container-world-cases.js";
 import { assertNoDescendantsAfterAll } from "./harness.js";
 import { processRuntimeFactory } from "./runtime-factory.js";
+import { registerTerminationMessageCases } from "./termination-message-cases.js";
 
 describe("Container world", () => {
   assertNoDescendantsAfterAll();
   registerContainerWorldCases(supervisedProcessFactory);
   registerUnboundMessageCase(processRuntimeFactory);
+  // Upstream's termination message cases with the file bound at its path and runAsUser applied.
+  registerTerminationMessageCases(supervisedProcessFactory);
 });
