@@ -49,6 +49,8 @@ import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
+import { secretRedactor } from "./secret-env.js";
+import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "./container-log-manager.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
 import { storeConfigObjects } from "../volumes/store-config-objects.js";
@@ -88,6 +90,8 @@ export interface AgentOptions {
    * which holds those created through the API and from manifests.
    */
   configObjects?: ConfigObjects;
+  /** Container log rotation (the kubelet's containerLog* settings; default 10Mi, 5 files, 1 worker, 10 s). */
+  containerLogs?: ContainerLogPolicy;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -120,6 +124,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly stopWatches: (() => void)[] = [];
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
+  /** The container log rotation loop (ContainerLogManager.run), once started. */
+  private logRotation: Promise<void> | undefined;
   /** The container garbage collection in progress, if any. */
   private gcRun: Promise<void> | undefined;
   /** Root of the pods' log directories: `<logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log`. */
@@ -183,7 +189,8 @@ export class Agent extends StoreView implements AgentApi {
         const cpu = record.outcome?.cpuSeconds;
         if (cpu !== undefined) this.metrics.observeExecProbeCpu(probeTypeLabel(record.probeType), cpu);
       },
-      ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
+      // Secret values never reach events, logs or history through an exec probe's output.
+      proberOptions: { redactor: secretRedactor(this.configObjects), ...(options.probeCloseMode ? { closeMode: options.probeCloseMode } : {}) },
     });
     this.syncer = new PodSyncer({
       runtime: this.runtime,
@@ -258,6 +265,8 @@ export class Agent extends StoreView implements AgentApi {
   start(): void {
     if (this.loop !== undefined) return;
     this.loop = this.resyncLoop();
+    const logs = new ContainerLogManager(this.runtime, this.options.containerLogs ?? DEFAULT_CONTAINER_LOG_POLICY, this.clock, this.logger.child("logs"));
+    this.logRotation = logs.run(this.stop.signal);
     reportRuntimeVersion(this.store, this.nodeName, this.runtime).catch((err: unknown) =>
       this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
     );
@@ -610,6 +619,7 @@ export class Agent extends StoreView implements AgentApi {
   private async finishShutdown(): Promise<void> {
     await this.probeManager.close();
     await this.loop;
+    await this.logRotation;
     await this.gcRun;
     await this.state.idle();
     await this.objectFiles.idle();

@@ -31,7 +31,7 @@ spec:
         - name: FROM_FIELD
           valueFrom: {fieldRef: {fieldPath: metadata.name}}
       resources: {limits: {cpu: 100m}, futureKnob: true}
-      securityContext: {runAsUser: 1000, anything: [1, 2]}
+      securityContext: {runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
       livenessProbe:
         httpGet: {path: /healthz, port: http, httpHeaders: [{name: X-Probe, value: "1"}]}
         periodSeconds: 5

@@ -10,7 +10,7 @@ export type FieldSchema =
   | { kind: "int32" }
   | { kind: "int64" }
   | { kind: "intOrString" }
-  /** Any JSON value, kept as is (resources, securityContext, ...). */
+  /** Any JSON value, kept as is (resources, ...). */
   | { kind: "opaque" }
   | { kind: "array"; items: FieldSchema }
   /** A JSON object with arbitrary keys whose values all follow `values` (labels, annotations). */
@@ -50,6 +50,30 @@ function dropped(gate: string, value: FieldSchema): FieldSchema {
 function accepted(...names: string[]): Record<string, FieldSchema> {
   return Object.fromEntries(names.map((n) => [n, opaque]));
 }
+
+const capabilities = obj({ add: strings, drop: strings });
+
+/** securityContextSchema is core/v1 SecurityContext (a container's); the fields probelet applies are typed. */
+const securityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  allowPrivilegeEscalation: bool,
+  privileged: bool,
+  readOnlyRootFilesystem: bool,
+  capabilities,
+  ...accepted("seLinuxOptions", "windowsOptions", "procMount", "seccompProfile", "appArmorProfile"),
+});
+
+/** podSecurityContextSchema is core/v1 PodSecurityContext. */
+const podSecurityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  fsGroup: int64,
+  supplementalGroups: arr(int64),
+  ...accepted("seLinuxOptions", "windowsOptions", "supplementalGroupsPolicy", "sysctls", "fsGroupChangePolicy", "seccompProfile", "appArmorProfile", "seLinuxChangePolicy"),
+});
 
 const execAction = obj({ command: strings });
 const httpGetAction = obj(
@@ -166,7 +190,7 @@ export const containerSchema: FieldSchema = obj(
     terminationMessagePath: str,
     terminationMessagePolicy: str,
     resources: opaque,
-    securityContext: opaque,
+    securityContext: securityContextSchema,
     stdin: bool,
     stdinOnce: bool,
     tty: bool,
@@ -203,7 +227,7 @@ const podSpec = obj(
     nodeName: str,
     dnsPolicy: str,
     schedulerName: str,
-    securityContext: opaque,
+    securityContext: podSecurityContextSchema,
     volumes: arr(volumeSchema),
     serviceAccountName: str,
     schedulingGroup: dropped("GenericWorkload", opaque),

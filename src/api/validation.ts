@@ -13,6 +13,7 @@ import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
 import { validateEnvFrom, validateEnvValueFrom } from "./validation-env-sources.js";
 import { validateVolumeMounts, validateVolumes } from "./validation-volumes.js";
+import { validateContainerSecurityContext, validatePodSecurityContext } from "./validation-security-context.js";
 import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
@@ -223,6 +224,7 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   errs.push(...validateEnv(c.env ?? [], child(path, "env")));
   errs.push(...validateEnvFrom(c.envFrom ?? [], child(path, "envFrom")));
   if (c.resources) errs.push(...validateResources(c.resources, child(path, "resources")));
+  errs.push(...validateContainerSecurityContext(c.securityContext, child(path, "securityContext")));
   const pull = c.imagePullPolicy ?? "";
   if (pull === "") errs.push(required(child(path, "imagePullPolicy")));
   else if (!PULL_POLICIES.includes(pull)) errs.push(notSupported(child(path, "imagePullPolicy"), pull, PULL_POLICIES));
@@ -330,6 +332,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   if (rules) errs.push(...validatePodRestartRules(pod, options.restartAllContainers ?? true));
   errs.push(...validatePodProbeExtensions(pod));
   errs.push(...validatePodVolumes(pod));
+  errs.push(...validatePodSecurityContext(spec.securityContext, "spec.securityContext"));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));
   else if (!POD_RESTART_POLICIES.includes(restart)) errs.push(notSupported("spec.restartPolicy", restart, POD_RESTART_POLICIES));

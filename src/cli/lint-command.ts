@@ -6,6 +6,7 @@ import { defaultAndValidatePod } from "../api/validation.js";
 import { parseCommandArgs } from "./client.js";
 import { manifestFiles, readManifests } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
+import { lintSecurityContext } from "./lint-security-context.js";
 import { InvalidInputError } from "./probe-spec.js";
 
 /** LINT_HELP is the text of `probelet lint --help`. */
@@ -16,8 +17,12 @@ Warns about probe configurations that are valid but risky, one line per finding:
   - timeoutSeconds not below periodSeconds (a timed-out probe delays the next one);
   - a liveness failureThreshold of 1 (one slow answer restarts the container);
   - a liveness probe that checks the same as the readiness probe;
-  - a liveness initialDelaySeconds of 30 s or more without a startupProbe.
-The agent runs such pods as they are; \`probelet run\` and \`probelet apply\` print the same warnings.
+  - a liveness initialDelaySeconds of 30 s or more without a startupProbe;
+  - a securityContext field (runAsUser, runAsGroup, supplementalGroups, privileged,
+    capabilities) that the process runtime applies only when the agent runs as root, when
+    lint does not run as root.
+The agent runs such pods as they are; \`probelet run\` and \`probelet apply\` print the same probe
+warnings, and a process-runtime agent holds back a container whose securityContext it cannot apply.
 
 Exit status: 0 no findings, 1 findings, 2 a manifest that does not decode or validate.
 
@@ -40,7 +45,7 @@ export async function runLintCommand(argv: readonly string[], ctx: CommandContex
   for (const { pod, source } of manifests) {
     const checked = defaultAndValidatePod(pod);
     if (!checked.ok) throw new InvalidInputError(`${source}: Pod "${pod.metadata.name ?? ""}" is invalid:`, formatFieldErrors(checked.errors));
-    findings.push(...lintPod(checked.pod).map((w) => `${source}: pod/${pod.metadata.name ?? ""}: ${w}`));
+    findings.push(...[...lintPod(checked.pod), ...lintSecurityContext(checked.pod)].map((w) => `${source}: pod/${pod.metadata.name ?? ""}: ${w}`));
   }
   for (const finding of findings) ctx.stdout(`${finding}\n`);
   const pods = manifests.length;

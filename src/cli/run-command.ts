@@ -23,6 +23,7 @@ import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
 import { UsageError } from "./args.js";
+import { CONTAINER_LOG_HELP, CONTAINER_LOG_OPTIONS, containerLogPolicy } from "./container-log-flags.js";
 import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatPodLine } from "./live-view.js";
@@ -44,7 +45,7 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process [--pod-cidr CIDR]|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
-               [--leave-running] [--probe-history-window DURATION]
+               [--leave-running] [--probe-history-window DURATION] [--container-log-max-size QUANTITY] [--container-log-max-files N]
                [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
@@ -76,7 +77,7 @@ Flags:
       --probe-history-window DURATION
                          how long each probe's history is kept, in memory (bounded) and in the state
                          directory, for the console and describe/explain (default 24h; 1m to 168h)
-      --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
+${CONTAINER_LOG_HELP}      --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
   -q, --quiet            no live view
 
 Cluster mode (docs/cluster.md):
@@ -121,6 +122,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
   const level = parseLevel(values["log-level"] ?? "warn");
   const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
+  const containerLogs = containerLogPolicy(values);
   const logger = createLogger({ level });
   const clock = ctx.clock ?? systemClock;
 
@@ -161,6 +163,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     const agent = new Agent({
       runtime, stateDir, clock, logger: logger.child("agent"),
       ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
+      containerLogs,
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
     });
@@ -424,6 +427,7 @@ function parseRunArgs(argv: readonly string[]) {
         "client-ca-file": { type: "string" },
         "log-level": { type: "string" },
         "probe-history-window": { type: "string" },
+        ...CONTAINER_LOG_OPTIONS,
         quiet: { type: "boolean", short: "q" },
         help: { type: "boolean", short: "h" },
       },

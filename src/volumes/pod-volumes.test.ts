@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import type { Pod, Volume } from "../api/types.js";
 import { MemoryConfigObjects } from "./config-objects.js";
-import { containerMounts, PodVolumes } from "./pod-volumes.js";
+import { PodVolumes } from "./pod-volumes.js";
+import { mountsBelow, SUBPATH_DIR } from "./subpath.js";
 
 const node = { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 };
 
@@ -114,20 +115,33 @@ test("hostPath types are checked as the kubelet checks them; *OrCreate types cre
   });
 });
 
-test("containerMounts: subPath inside the volume (created when missing), projected volumes read-only, escapes refused", async () => {
+const noRoot = process.getuid?.() === 0 ? false : "subPath binds need root (mount)";
+
+test("containerMounts: a subPath is made inside its volume and bound at volume-subpaths/<volume>/<container>/<index>; projected volumes read-only; an escape refused; tearDown unmounts first", { skip: noRoot }, async () => {
   await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
     const result = await setUp(root, [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: { items: [{ path: "n", fieldRef: { fieldPath: "metadata.name" } }] } }]);
     assert.ok(result.ok);
-    const volumes: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
+    const declared: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
     const e = result.paths.get("e")!;
-    const mounts = await containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, volumes, result.paths);
-    assert.deepEqual(mounts, [
-      { hostPath: join(e, "sub/dir"), containerPath: "/cache", readonly: false },
-      { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
-    ]);
-    await mkdir(join(e, "x"));
-    await symlink("/etc", join(e, "x/out"));
-    await assert.rejects(containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, volumes, result.paths), /failed to prepare subPath for volumeMount "e" of container "app"/);
+    const target = join(root, "volumes", "uid-1", SUBPATH_DIR, "e", "app", "0");
+    try {
+      const mounts = await volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, declared, result.paths);
+      assert.deepEqual(mounts, [
+        { hostPath: target, containerPath: "/cache", readonly: false },
+        { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
+      ]);
+      assert.equal((await stat(join(e, "sub/dir"))).mode & 0o777, 0o777, "the emptyDir's mode");
+      await writeFile(join(e, "sub/dir/f"), "x");
+      assert.equal(await readFile(join(target, "f"), "utf8"), "x", "the bind shows the subPath");
+      await mkdir(join(e, "x"));
+      await symlink("/etc", join(e, "x/out"));
+      await assert.rejects(volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, declared, result.paths), /^MountError: failed to prepare subPath for volumeMount "e" of container "app"$/);
+    } finally {
+      await volumes.tearDown("uid-1");
+    }
+    assert.deepEqual(mountsBelow(root), []);
+    await assert.rejects(stat(join(root, "volumes", "uid-1")));
   });
 });
 
