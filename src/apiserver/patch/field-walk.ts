@@ -4,21 +4,26 @@
 
 import { checkDepth, PatchError } from "./patch-error.js";
 import { fieldSchema, type TypeSchema } from "./patch-schema.js";
-import { deepClone, deepEqual, deleteOwn, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
+import { deepClone, deepEqual, deleteOwn, getOwn, hasOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet, fieldElement, keyElement, pathString, valueElement } from "./field-set.js";
 
 /** Metadata fields the field manager never tracks (internal/stripmeta.go). */
 const STRIPPED_METADATA = ["name", "namespace", "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion"];
 
-/** stripMeta removes apiVersion, kind and the system metadata fields before fields are tracked. */
+/**
+ * stripMeta is the object without apiVersion, kind and the system metadata fields, as the field
+ * manager tracks it: a view for reading that shares everything else with the object (only the top
+ * level and metadata are copied), so a large object is not copied whole for every walk.
+ */
 export function stripMeta(object: JsonObject): JsonObject {
-  const stripped = deepClone(object) as JsonObject;
-  deleteOwn(stripped, "apiVersion");
-  deleteOwn(stripped, "kind");
+  const stripped: JsonObject = {};
+  for (const key of Object.keys(object)) if (key !== "apiVersion" && key !== "kind") setOwn(stripped, key, object[key]!);
   const metadata = getOwn(stripped, "metadata");
   if (isJsonObject(metadata)) {
-    for (const field of STRIPPED_METADATA) deleteOwn(metadata, field);
-    if (Object.keys(metadata).length === 0) deleteOwn(stripped, "metadata");
+    const kept: JsonObject = {};
+    for (const key of Object.keys(metadata)) if (!STRIPPED_METADATA.includes(key)) setOwn(kept, key, metadata[key]!);
+    if (Object.keys(kept).length === 0) deleteOwn(stripped, "metadata");
+    else setOwn(stripped, "metadata", kept);
   }
   return stripped;
 }
@@ -131,14 +136,16 @@ export function removeAt(object: JsonObject, path: readonly string[], schema: Ty
   }
 }
 
-/** mergeApplied merges an applied configuration into the live object (structured-merge-diff merge). */
+/** mergeApplied merges an applied configuration into the live object (structured-merge-diff merge); the result shares nothing with either. */
 export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, schema: TypeSchema | undefined, path: string[], depth: number): JsonValue {
   checkDepth(depth);
   if (isJsonObject(live) && isJsonObject(applied) && schema?.atomic !== true) {
-    const result = deepClone(live, depth) as JsonObject;
-    for (const key of Object.keys(applied)) {
-      setOwn(result, key, mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], depth + 1));
-    }
+    // Each value is copied once: the live object's keys in their order (merged where applied),
+    // then the applied keys the live object lacks.
+    const result: JsonObject = {};
+    const merge = (key: string): JsonValue => mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], depth + 1);
+    for (const key of Object.keys(live)) setOwn(result, key, hasOwn(applied, key) ? merge(key) : deepClone(live[key]!, depth + 1));
+    for (const key of Object.keys(applied)) if (!hasOwn(live, key)) setOwn(result, key, merge(key));
     return result;
   }
   if (Array.isArray(live) && Array.isArray(applied) && isGranularList(schema)) {
