@@ -161,3 +161,14 @@ test("a state directory writable by others is refused by the client too, naming 
     message: `refusing the state directory ${shared}: it is writable by group or others (mode 0777), so anyone could have planted files in it; check what it holds, then chmod 700 ${shared}; or give --state-dir a new directory`,
   });
 });
+
+test("a state directory whose path is too long for a socket address still serves and reaches its agent (through the directory's descriptor)", async (t) => {
+  const dir = join(await stateDir(t), "a-state-directory-with-a-long-name".repeat(3));
+  await mkdir(dir, { mode: 0o700 });
+  assert.ok(Buffer.byteLength(agentSocketPath(dir)) > 107);
+  const token = await loadOrCreateAgentToken(dir);
+  await serve(t, { token, listen: `unix:${agentSocketPath(dir)}` });
+  assert.equal((await stat(agentSocketPath(dir))).isSocket(), true, "bound at its own path, not a truncated one");
+  const pods = await clientFromFlags({ "state-dir": dir }, never, {}).listPods("default");
+  assert.deepEqual(pods.map((p) => p.metadata.name), ["web"]);
+});
