@@ -6,12 +6,13 @@
 // 2,000 silent connections leave the owner answered within a second. Needs root (setpriv, ip netns).
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { get } from "node:http";
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
+import { stopAgentProcess } from "../../test/agent-process.js";
+import { getOnNewConnection } from "../../test/e2e/host.js";
 
 const cli = fileURLToPath(new URL("./main.js", import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -53,20 +54,14 @@ async function tempDir(t: TestContext): Promise<string> {
   return dir;
 }
 
-/** start runs argv in the background until the test ends (killed by its PID). */
+/** start runs argv in the background until the test ends (stopped as Ctrl-C stops an agent, then killed, by its PID). */
 function start(t: TestContext, argv: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; out: () => string; err: () => string } {
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env, cwd: "/" });
   let out = "";
   let err = "";
   child.stdout!.on("data", (c: Buffer) => void (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => void (err += c.toString()));
-  t.after(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGINT");
-    await Promise.race([exited, sleep(15_000)]);
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
+  t.after(() => stopAgentProcess(child));
   return { child, out: () => out, err: () => err };
 }
 
@@ -84,18 +79,6 @@ async function until<T>(what: string, tries: number, check: () => T | undefined 
     await sleep(100);
   }
   return assert.fail(`timed out waiting for ${what}`);
-}
-
-/** tokenRequest GETs the pods with the token on a new connection of its own, as a client's first request does. */
-function tokenRequest(port: number, token: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = get({ port, host: "127.0.0.1", path: "/api/v1/pods", agent: false, headers: { Authorization: `Bearer ${token}` }, timeout: 5000 }, (res) => {
-      res.resume();
-      res.once("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.once("timeout", () => req.destroy(new Error("no answer within 5 s")));
-    req.once("error", reject);
-  });
 }
 
 /** squatter listens as nobody on ports of 127.0.0.1 and prints every connection and request it gets, as JSON lines. */
@@ -244,7 +227,7 @@ test("2,000 silent connections from another user leave the owner's CLI and its t
     assert.equal(r.code, 0, r.stderr);
     const cli_ms = performance.now() - started;
     started = performance.now();
-    assert.equal(await tokenRequest(http!, token), 200);
+    assert.equal(await getOnNewConnection(http!, "/api/v1/pods", token), 200);
     const tcp_ms = performance.now() - started;
     // The CLI's own start (Node, imports) is most of its time; the request is answered well within a second.
     assert.ok(tcp_ms < 1000, `a token request over TCP took ${Math.round(tcp_ms)} ms`);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { get } from "node:http";
 import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { test, type TestContext } from "node:test";
+import { getOnNewConnection } from "../../test/e2e/host.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { ConnectionBudget, connectionLimitsFor, openFileLimit, processConnectionBudget } from "./connection-guard.js";
 import { startStatusServer } from "./server.js";
@@ -68,18 +68,6 @@ test("past a bound the oldest unproven connection is closed, never a proven one,
   assert.equal([proven, fourth, ...other, extra, late[1]!].some((c) => c.closed()), false, "no proven connection was ever closed");
 });
 
-/** ownerRequest GETs the pods with the token on a new connection, as each CLI run does. */
-function ownerRequest(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = get({ port, host: "127.0.0.1", path: "/api/v1/pods", agent: false, headers: { Authorization: `Bearer ${TOKEN}` }, timeout: 5000 }, (res) => {
-      res.resume();
-      res.once("end", () => resolve(res.statusCode ?? 0));
-    });
-    req.once("timeout", () => req.destroy(new Error("no answer within 5 s")));
-    req.once("error", reject);
-  });
-}
-
 /** attacker opens up to `count` silent connections to port as `uid` (when given) and holds them until killed; it prints how many it opened. */
 function attack(t: TestContext, port: number, count: number, uid: number | undefined): Promise<{ opened: number; refused: number }> {
   const script = `
@@ -125,7 +113,7 @@ test("2,000 silent connections from another user leave the owner's requests answ
   assert.ok(processConnectionBudget().counts().unproven <= limits.maxUnproven, "the agent holds no more silent connections than its bound");
   for (let i = 0; i < 20; i++) {
     const started = performance.now();
-    assert.equal(await ownerRequest(server.address.port), 200);
+    assert.equal(await getOnNewConnection(server.address.port, "/api/v1/pods", TOKEN), 200);
     const ms = performance.now() - started;
     assert.ok(ms < 1000, `request ${i} took ${Math.round(ms)} ms`);
   }
