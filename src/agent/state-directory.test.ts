@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
@@ -103,4 +103,36 @@ test("an older agent's 0644 lock file is narrowed to 0600 when the lock is taken
   const lock = await StateDirectoryLock.acquire(dir);
   t.after(() => lock.release());
   assert.equal(await mode(join(dir, "agent.lock")), 0o600);
+});
+
+/** accountWithGroup finds a user in /etc/passwd whose primary group is (private) or is not (shared) theirs alone. */
+async function accountWithGroup(wantPrivate: boolean): Promise<{ uid: number; gid: number } | undefined> {
+  const passwd = (await readFile("/etc/passwd", "utf8")).split("\n").filter((l) => l !== "").map((l) => l.split(":"));
+  const group = (await readFile("/etc/group", "utf8")).split("\n").filter((l) => l !== "").map((l) => l.split(":"));
+  for (const [, , uid, gid] of passwd) {
+    if (Number(uid) === 0) continue;
+    const entry = group.find((g) => g[2] === gid);
+    if (entry === undefined) continue;
+    const shared = passwd.filter((p) => p[3] === gid).length > 1 || (entry[3] ?? "") !== "";
+    if (shared !== wantPrivate) return { uid: Number(uid), gid: Number(gid) };
+  }
+  return undefined;
+}
+
+test("group write is allowed when the group is the user's private group (umask 002 schemes), refused when another user is in it", { skip: process.getuid?.() === 0 ? false : "making directories of other users needs root" }, async (t) => {
+  const base = await tempDir(t);
+  const privateAccount = await accountWithGroup(true);
+  const sharedAccount = await accountWithGroup(false);
+  if (privateAccount === undefined || sharedAccount === undefined) return t.skip("/etc/passwd has no user with a private group, or none with a shared one");
+  const make = async (name: string, account: { uid: number; gid: number }): Promise<string> => {
+    const dir = join(base, name);
+    await mkdir(dir);
+    await chown(dir, account.uid, account.gid);
+    await chmod(dir, 0o770);
+    return dir;
+  };
+  const own = await make("private", privateAccount);
+  assert.equal(await openStateDirectory(own, privateAccount.uid), own);
+  const shared = await make("shared", sharedAccount);
+  await assert.rejects(openStateDirectory(shared, sharedAccount.uid), /is writable by group or others \(mode 0770\)/);
 });

@@ -7,10 +7,13 @@
 //     group or others (the agent also narrows a 0755 one of its own to 0700);
 //   - every directory above it is owned by that user or root, and not writable by group or
 //     others unless it has the sticky bit (as /tmp has: there only a file's owner may rename it).
+// Group write is harmless, and allowed, when the group is the user's private group (no other
+// user is in it: the user-private-group scheme with umask 002, as Debian's sshd allows it).
 // The agent makes a missing directory (and missing parents) 0700 after checking the part that
 // exists; clients only check.
 import { chmod, lstat, mkdir, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { readSmallFile } from "../util/read-bounded-file.js";
 
 /** StateDirectoryError says why a state directory is refused, naming the path and the fix. */
 export class StateDirectoryError extends Error {
@@ -18,9 +21,12 @@ export class StateDirectoryError extends Error {
 }
 
 /** Mode bits: group and others may write; group and others may do anything; the sticky bit. */
-const GROUP_OTHER_WRITE = 0o022;
+const GROUP_WRITE = 0o020;
+const OTHER_WRITE = 0o002;
 const GROUP_OTHER_ANY = 0o077;
 const STICKY = 0o1000;
+/** The most of /etc/passwd and /etc/group read to tell whether a group is private. */
+const MAX_ACCOUNT_FILE_BYTES = 8 * 1024 * 1024;
 /** The most path components checked above a state directory (PATH_MAX allows no more). */
 const MAX_DEPTH = 2048;
 
@@ -86,7 +92,7 @@ async function checkStateDirectory(dir: string, uid: number): Promise<string> {
   if (info.uid !== uid) {
     throw refuse(`${where} is owned by uid ${info.uid}, not by uid ${uid} who runs probelet, so its token and files are not yours to trust`, "remove it, or give --state-dir a directory of your own");
   }
-  if ((info.mode & GROUP_OTHER_WRITE) !== 0) {
+  if (!(await writableByOwnerOnly(info, uid))) {
     throw refuse(`${where} is writable by group or others (mode ${octal(info.mode)}), so anyone could have planted files in it`, `check what it holds, then chmod 700 ${real}; or give --state-dir a new directory`);
   }
   await checkParents(dir, dirname(real), uid);
@@ -96,7 +102,7 @@ async function checkStateDirectory(dir: string, uid: number): Promise<string> {
 /**
  * checkParents checks the directories from `from` (a real path: the state directory's parent, or
  * the deepest existing part of a path still to be made) up to the root: each owned by the user
- * or root, and not writable by group or others unless sticky.
+ * or root, and not writable by group (but the user's private group) or others unless sticky.
  */
 async function checkParents(dir: string, from: string, uid: number): Promise<void> {
   let current = from;
@@ -105,7 +111,7 @@ async function checkParents(dir: string, from: string, uid: number): Promise<voi
     if (info.uid !== uid && info.uid !== 0) {
       throw new StateDirectoryError(`refusing the state directory ${dir}: ${current} above it is owned by uid ${info.uid}, who could replace what it holds; give --state-dir a directory in one that only you or root own`);
     }
-    if ((info.mode & GROUP_OTHER_WRITE) !== 0 && (info.mode & STICKY) === 0) {
+    if ((info.mode & STICKY) === 0 && !(await writableByOwnerOnly(info, uid))) {
       throw new StateDirectoryError(`refusing the state directory ${dir}: ${current} above it is writable by group or others (mode ${octal(info.mode)}, no sticky bit), so another user could replace what it holds; chmod go-w ${current}, or give --state-dir a directory elsewhere`);
     }
     const parent = dirname(current);
@@ -113,6 +119,34 @@ async function checkParents(dir: string, from: string, uid: number): Promise<voi
     current = parent;
   }
   throw new StateDirectoryError(`refusing the state directory ${dir}: its path has more than ${MAX_DEPTH} components`);
+}
+
+/** writableByOwnerOnly: no write bit for others, and none for the group unless it is the user's private group. */
+async function writableByOwnerOnly(info: { mode: number; gid: number }, uid: number): Promise<boolean> {
+  if ((info.mode & OTHER_WRITE) !== 0) return false;
+  return (info.mode & GROUP_WRITE) === 0 || (await isPrivateGroup(info.gid, uid));
+}
+
+/**
+ * isPrivateGroup reports whether no user but uid belongs to group gid, by /etc/passwd (primary
+ * groups) and /etc/group (members). A group or user these files do not know (another name
+ * service) is not taken as private.
+ */
+async function isPrivateGroup(gid: number, uid: number): Promise<boolean> {
+  if (gid === 0) return false;
+  const [passwd, group] = await Promise.all([readAccounts("/etc/passwd"), readAccounts("/etc/group")]);
+  const user = passwd.find((fields) => Number(fields[2]) === uid);
+  const entry = group.find((fields) => Number(fields[2]) === gid);
+  if (user === undefined || entry === undefined) return false;
+  const othersInIt = passwd.some((fields) => Number(fields[2]) !== uid && Number(fields[3]) === gid);
+  const members = (entry[3] ?? "").split(",").filter((name) => name !== "" && name !== user[0]);
+  return !othersInIt && members.length === 0;
+}
+
+/** readAccounts reads a colon-separated account file into its lines' fields ([] when it cannot be read). */
+async function readAccounts(path: string): Promise<string[][]> {
+  const text = await readSmallFile(path, MAX_ACCOUNT_FILE_BYTES).catch(() => "");
+  return text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).map((line) => line.split(":"));
 }
 
 /** deepestExisting is path itself when it exists, else its nearest existing ancestor. */
