@@ -60,11 +60,6 @@ export interface StatusServerOptions {
   bookmarkIntervalMs?: number;
   /** How long close() waits for ended streams to flush before cutting sockets (default 1 s). */
   closeGraceMs?: number;
-  /**
-   * Bounds on connections (connection-guard.ts): by default TCP listeners share the process's
-   * budget and a Unix socket has one of its own (only its owner can reach it).
-   */
-  connections?: ConnectionBudget;
   /** The URL a browser opens the console at, when not this server's own (the Unix socket's HTTP sibling). */
   consoleUrl?: string;
   /**
@@ -116,7 +111,9 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   const requestTimeout = options.requestTimeoutMs ?? LISTENER_TIMEOUTS.requestTimeoutMs;
   const headersTimeout = Math.min(options.headersTimeoutMs ?? LISTENER_TIMEOUTS.headersTimeoutMs, requestTimeout);
   const idleTimeout = options.idleTimeoutMs ?? 60_000;
-  const budget = options.connections ?? (socketPath === undefined ? processConnectionBudget(logger) : new ConnectionBudget(SOCKET_LIMITS, logger));
+  // Bounded connections (connection-guard.ts): TCP listeners share the process's budget; a Unix
+  // socket, which only its owner can reach, has one of its own.
+  const budget = socketPath === undefined ? processConnectionBudget(logger) : new ConnectionBudget(SOCKET_LIMITS, logger);
   const streams = new StreamTracker();
   const consoleGate = await ConsoleGate.create(options.consoleSessions ?? new ConsoleSessions(clock), clock, options.tls !== undefined);
 
