@@ -69,10 +69,13 @@ Flags:
       --secure-listen ADDR
                          beside a loopback --listen, the same API over HTTPS, for kubectl (default: the
                          same host, a free port; recorded for probelet kubeconfig)
-      --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
-                         one agent per state directory (a second one exits, naming the first one's PID)
+      --state-dir DIR    container logs, agent state, the token and the socket agent.sock where client
+                         commands find the agent (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
+                         yours alone (refused if another user owns it or could write to it); one agent
+                         per state directory (a second one exits, naming the first one's PID)
       --token-file FILE  the token every request but /healthz needs (default: the state directory's
-                         agent-token, made at first start, mode 0600; the CLI finds it there)
+                         agent-token, made at first start, mode 0600; the CLI finds it there); at least
+                         32 characters, in a file only you can read
       --tls-cert-file FILE, --tls-private-key-file FILE
                          the serving certificate off loopback (default: a self-signed one made at first
                          start in the state directory's pki/; its SHA-256 fingerprint is printed)
