@@ -48,21 +48,35 @@ function isGranularList(schema: TypeSchema | undefined): schema is TypeSchema {
   return schema?.listType === "map" || schema?.listType === "set";
 }
 
+/**
+ * within runs `step` with `element` pushed on the path: walks share one path array (read at once
+ * by the messages and set.insert) instead of copying it for every field.
+ */
+function within<T>(path: string[], element: string, step: () => T): T {
+  path.push(element);
+  try {
+    return step();
+  } finally {
+    path.pop();
+  }
+}
+
 /** addFields inserts every field a value sets, as structured-merge-diff's ToFieldSet does. */
 function addFields(value: JsonValue, schema: TypeSchema | undefined, path: string[], set: FieldSet, depth: number): void {
   checkDepth(depth);
   if (Array.isArray(value) && isGranularList(schema)) {
     value.forEach((item, index) => {
-      const itemPath = [...path, itemElement(item, schema, path, index)];
-      set.insert(itemPath);
-      if (schema.listType === "map" && isJsonObject(item)) {
-        for (const key of Object.keys(item)) addFields(item[key]!, fieldSchema(schema.items, key), [...itemPath, fieldElement(key)], set, depth + 1);
-      }
+      within(path, itemElement(item, schema, path, index), () => {
+        set.insert(path);
+        if (schema.listType === "map" && isJsonObject(item)) {
+          for (const key of Object.keys(item)) within(path, fieldElement(key), () => addFields(item[key]!, fieldSchema(schema.items, key), path, set, depth + 1));
+        }
+      });
     });
     return;
   }
   if (isJsonObject(value) && schema?.atomic !== true && Object.keys(value).length > 0) {
-    for (const key of Object.keys(value)) addFields(value[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+    for (const key of Object.keys(value)) within(path, fieldElement(key), () => addFields(value[key]!, fieldSchema(schema, key), path, set, depth + 1));
     return;
   }
   if (path.length > 0) set.insert(path);
@@ -143,7 +157,7 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, sc
     // Each value is copied once: the live object's keys in their order (merged where applied),
     // then the applied keys the live object lacks.
     const result: JsonObject = {};
-    const merge = (key: string): JsonValue => mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], depth + 1);
+    const merge = (key: string): JsonValue => within(path, fieldElement(key), () => mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), path, depth + 1));
     for (const key of Object.keys(live)) setOwn(result, key, hasOwn(applied, key) ? merge(key) : deepClone(live[key]!, depth + 1));
     for (const key of Object.keys(applied)) if (!hasOwn(live, key)) setOwn(result, key, merge(key));
     return result;
@@ -158,7 +172,7 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, sc
         liveElements.set(element, result.length);
         result.push(deepClone(item, depth));
       } else if (schema.listType === "map") {
-        result[at] = mergeApplied(result[at], item, schema.items, [...path, element], depth + 1);
+        result[at] = within(path, element, () => mergeApplied(result[at], item, schema.items, path, depth + 1));
       }
     });
     return result;
@@ -172,7 +186,7 @@ function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: Typ
   if (live === undefined) {
     if (path.length > 0 && (Array.isArray(updated) || (isJsonObject(updated) && schema?.mapValues !== undefined))) set.insert(path);
     if (isJsonObject(updated) && schema?.atomic !== true && Object.keys(updated).length > 0) {
-      for (const key of Object.keys(updated)) addChanges(undefined, updated[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+      for (const key of Object.keys(updated)) within(path, fieldElement(key), () => addChanges(undefined, updated[key]!, fieldSchema(schema, key), path, set, depth + 1));
     } else {
       addFields(updated, schema, path, set, depth + 1);
     }
@@ -180,7 +194,7 @@ function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: Typ
   }
   if (isJsonObject(live) && isJsonObject(updated) && schema?.atomic !== true && Object.keys(updated).length > 0) {
     for (const key of Object.keys(updated)) {
-      addChanges(getOwn(live, key), updated[key]!, fieldSchema(schema, key), [...path, fieldElement(key)], set, depth + 1);
+      within(path, fieldElement(key), () => addChanges(getOwn(live, key), updated[key]!, fieldSchema(schema, key), path, set, depth + 1));
     }
     return;
   }
@@ -189,13 +203,14 @@ function addChanges(live: JsonValue | undefined, updated: JsonValue, schema: Typ
     updated.forEach((item, index) => {
       const element = itemElement(item, schema, path, index);
       const at = liveElements.get(element);
-      const itemPath = [...path, element];
-      if (at === undefined) {
-        set.insert(itemPath);
-        if (schema.listType === "map" && isJsonObject(item)) addFields(item, schema.items, itemPath, set, depth + 1);
-      } else if (schema.listType === "map") {
-        addChanges(live[at], item, schema.items, itemPath, set, depth + 1);
-      }
+      within(path, element, () => {
+        if (at === undefined) {
+          set.insert(path);
+          if (schema.listType === "map" && isJsonObject(item)) addFields(item, schema.items, path, set, depth + 1);
+        } else if (schema.listType === "map") {
+          addChanges(live[at], item, schema.items, path, set, depth + 1);
+        }
+      });
     });
     return;
   }
