@@ -37,29 +37,22 @@ export class FieldSet {
     return node !== undefined && (node.member || node.children.size > 0);
   }
 
-  /** leaves lists the member paths with nothing below them: the values a set's owner sets. */
-  leaves(): string[][] {
-    const result: string[][] = [];
-    this.collect([], result, true);
-    return result;
-  }
-
   /** paths lists every member path, in SMD's order (field names, then keys, values, indices). */
   paths(): string[][] {
     const result: string[][] = [];
-    this.collect([], result, false);
+    this.collect([], result);
     return result;
   }
 
-  /** collect appends the member paths below prefix (only those with nothing below them, with onlyLeaves) to result. */
-  private collect(prefix: readonly string[], result: string[][], onlyLeaves: boolean): void {
-    if (this.member && prefix.length > 0 && (!onlyLeaves || this.children.size === 0)) result.push([...prefix]);
+  /** collect appends the member paths below prefix to result. */
+  private collect(prefix: readonly string[], result: string[][]): void {
+    if (this.member && prefix.length > 0) result.push([...prefix]);
     const keys = [...this.children.keys()];
     if (keys.length > 1) keys.sort(compareElements);
     const path = [...prefix, ""];
     for (const element of keys) {
       path[path.length - 1] = element;
-      this.children.get(element)!.collect(path, result, onlyLeaves);
+      this.children.get(element)!.collect(path, result);
     }
   }
 

@@ -5,7 +5,7 @@
 import { checkDepth, PatchError } from "./patch-error.js";
 import { fieldSchema, type TypeSchema } from "./patch-schema.js";
 import { deepClone, deepEqual, deleteOwn, getOwn, hasOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
-import { FieldSet, fieldElement, keyElement, pathString, valueElement } from "./field-set.js";
+import { compareElements, FieldSet, fieldElement, keyElement, pathString, valueElement } from "./field-set.js";
 
 /** Metadata fields the field manager never tracks (internal/stripmeta.go). */
 const STRIPPED_METADATA = ["name", "namespace", "creationTimestamp", "selfLink", "uid", "generation", "managedFields", "resourceVersion"];
@@ -115,22 +115,54 @@ function findItem(list: JsonValue[], element: string, schema: TypeSchema | undef
 }
 
 /** valueAt reads the value at a field path, or undefined. */
-export function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): JsonValue | undefined {
+function valueAt(object: JsonValue, path: readonly string[], schema: TypeSchema | undefined, indexes: ItemIndexes): JsonValue | undefined {
   let current: JsonValue | undefined = object;
   let currentSchema = schema;
   for (let index = 0; index < path.length; index++) {
     const element = path[index]!;
-    if (element.startsWith("f:")) {
-      if (!isJsonObject(current)) return undefined;
-      current = getOwn(current, element.slice(2));
-      currentSchema = fieldSchema(currentSchema, element.slice(2));
-    } else {
-      if (!Array.isArray(current)) return undefined;
-      current = current[findItem(current, element, currentSchema, path.slice(0, index), indexes)];
-      currentSchema = currentSchema?.items;
-    }
+    current = stepInto(current, element, currentSchema, path.slice(0, index), indexes);
+    currentSchema = schemaOf(currentSchema, element);
   }
   return current;
+}
+
+/** stepInto reads the member of a value that one path element names (path: the value's own path), or undefined. */
+function stepInto(value: JsonValue | undefined, element: string, schema: TypeSchema | undefined, path: readonly string[], indexes: ItemIndexes): JsonValue | undefined {
+  if (element.startsWith("f:")) return isJsonObject(value) ? getOwn(value, element.slice(2)) : undefined;
+  return Array.isArray(value) ? value[findItem(value, element, schema, path, indexes)] : undefined;
+}
+
+/** schemaOf is the schema of the member one path element names. */
+function schemaOf(schema: TypeSchema | undefined, element: string): TypeSchema | undefined {
+  return element.startsWith("f:") ? fieldSchema(schema, element.slice(2)) : schema?.items;
+}
+
+/**
+ * forEachChangedLeaf walks an applied field set alongside the live object and the applied
+ * configuration, in structured-merge-diff's order, and calls visit with the path of each leaf
+ * (a member with nothing below it) whose live value exists and differs from the applied one:
+ * the candidates for apply conflicts. One walk, no path per leaf: the path array is shared, so
+ * visit copies it to keep it.
+ */
+export function forEachChangedLeaf(set: FieldSet, live: JsonValue, applied: JsonValue, schema: TypeSchema | undefined, indexes: ItemIndexes, visit: (path: readonly string[]) => void): void {
+  walkChangedLeaves(set, live, applied, schema, [], indexes, visit);
+}
+
+function walkChangedLeaves(node: FieldSet, live: JsonValue | undefined, applied: JsonValue | undefined, schema: TypeSchema | undefined, path: string[], indexes: ItemIndexes, visit: (path: readonly string[]) => void): void {
+  checkDepth(path.length);
+  const elements = [...node.children.keys()];
+  if (elements.length > 1) elements.sort(compareElements);
+  for (const element of elements) {
+    const child = node.children.get(element)!;
+    const liveChild = stepInto(live, element, schema, path, indexes);
+    // Nothing live below: nothing to conflict with.
+    if (liveChild === undefined) continue;
+    const appliedChild = stepInto(applied, element, schema, path, indexes);
+    within(path, element, () => {
+      if (child.children.size > 0) walkChangedLeaves(child, liveChild, appliedChild, schemaOf(schema, element), path, indexes, visit);
+      else if (child.member && !deepEqual(liveChild, appliedChild)) visit(path);
+    });
+  }
 }
 
 /** removeAt deletes the value at a field path, if present. */

@@ -7,9 +7,9 @@
 
 import { PatchError } from "./patch-error.js";
 import { schemaForObject, type TypeSchema } from "./patch-schema.js";
-import { deepClone, deepEqual, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
+import { deepClone, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet } from "./field-set.js";
-import { changesOf, fieldsOf, mergeApplied, removeAt, stripMeta, valueAt, type ItemIndexes } from "./field-walk.js";
+import { changesOf, fieldsOf, forEachChangedLeaf, mergeApplied, removeAt, stripMeta, type ItemIndexes } from "./field-walk.js";
 import { formatTime, readManagedFields, writeManagedFields, type OwnedFields } from "./managed-fields.js";
 import { conflictError, type Conflict } from "./apply-conflict.js";
 
@@ -107,11 +107,9 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
   const appliedStripped = stripMeta(applied);
   const indexes: ItemIndexes = new WeakMap();
   const conflicts: Conflict[] = [];
-  for (const path of appliedSet.leaves()) {
-    const liveValue = valueAt(liveStripped, path, schema, indexes);
-    if (liveValue === undefined || deepEqual(liveValue, valueAt(appliedStripped, path, schema, indexes))) continue;
-    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path });
-  }
+  forEachChangedLeaf(appliedSet, liveStripped, appliedStripped, schema, indexes, (path) => {
+    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path: [...path] });
+  });
   if (conflicts.length > 0 && options.force !== true) throw conflictError(conflicts);
   for (const owner of new Set(conflicts.map((conflict) => conflict.owner))) {
     owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
