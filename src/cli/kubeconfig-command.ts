@@ -75,9 +75,8 @@ export async function runKubeconfigCommand(argv: readonly string[], ctx: Command
   await access(tokenFile, constants.R_OK).catch(() => {
     throw new Error(`cannot read the agent's token ${tokenFile}: pass --token-file FILE for an agent started with its own token`);
   });
-  const caFile = values["certificate-authority"] ?? (url.startsWith("https:") ? servingCertPath(stateDir) : undefined);
-  const ca = caFile === undefined ? undefined : Buffer.from(await readSmallFile(caFile, MAX_CA_BYTES));
-  const text = buildKubeconfig({ server: url, tokenFile, namespace: values.namespace ?? "default", ...(ca !== undefined ? { certificateAuthority: ca } : {}) });
+  const ca = Buffer.from(await readSmallFile(values["certificate-authority"] ?? servingCertPath(stateDir), MAX_CA_BYTES));
+  const text = buildKubeconfig({ server: url, tokenFile, namespace: values.namespace ?? "default", certificateAuthority: ca });
   if (values.output === undefined) ctx.stdout(text);
   else await writePrivateFile(values.output, text);
   return 0;
@@ -90,7 +89,8 @@ export async function runKubeconfigCommand(argv: readonly string[], ctx: Command
  */
 async function runningAgentUrl(stateDir: string, ctx: CommandContext): Promise<string | undefined> {
   try {
-    await clientFromFlags({ "state-dir": stateDir }, ctx.signal).text("/healthz");
+    // The state directory's own socket, whatever $PROBELET_SERVER says: it alone proves the agent runs.
+    await clientFromFlags({ "state-dir": stateDir }, ctx.signal, {}).text("/healthz");
   } catch (err) {
     reportClientError(err, ctx.stderr, ctx.signal);
     return undefined;
