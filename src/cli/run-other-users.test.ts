@@ -27,10 +27,13 @@ function skipReason(): string | false {
   return false;
 }
 
+// hostNetwork: these attacks need no pod network, and an agent killed with kill -9 (or run
+// inside `ip netns exec`, which gives it a mount namespace of its own) would leave one behind.
 const POD = `apiVersion: v1
 kind: Pod
 metadata: {name: web}
 spec:
+  hostNetwork: true
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
