@@ -1,8 +1,8 @@
 // `probelet run`: the agent in the foreground. It loads manifests (-f, --manifests DIR), starts the
 // status API, and prints a live view of pod changes and events until SIGINT/SIGTERM (graceful);
 // a second signal kills everything at once.
-import { mkdir, stat } from "node:fs/promises";
-import { homedir, hostname } from "node:os";
+import { stat } from "node:fs/promises";
+import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -10,15 +10,19 @@ import { isIP } from "node:net";
 import { Agent } from "../agent/agent.js";
 import { applyManifest, checkManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { StateDirectoryLock } from "../agent/state-lock.js";
+import { prepareStateDirectory, privateSubdirectory } from "../agent/state-directory.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import { defaultSupervisorPath, supervisorAvailable } from "../runtime/process/supervised-process.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js";
-import { removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
+import { loadOrCreateAgentToken, readServingToken } from "../server/agent-token.js";
+import { agentSocketPath, removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
+import { defaultStateDir } from "./client-credentials.js";
+import { removeStaleSocket } from "../server/unix-socket.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
 import { parseGoDuration } from "./go-duration.js";
-import { startStatusServer, type StatusServer } from "../server/server.js";
+import { SOCKET_SCHEME, startStatusServer, type StatusServer } from "../server/server.js";
+import { ConsoleSessions } from "../console/console-sessions.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
@@ -67,10 +71,13 @@ Flags:
       --secure-listen ADDR
                          beside a loopback --listen, the same API over HTTPS, for kubectl (default: the
                          same host, a free port; recorded for probelet kubeconfig)
-      --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
-                         one agent per state directory (a second one exits, naming the first one's PID)
+      --state-dir DIR    container logs, agent state, the token and the socket agent.sock where client
+                         commands find the agent (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
+                         yours alone (refused if another user owns it or could write to it); one agent
+                         per state directory (a second one exits, naming the first one's PID)
       --token-file FILE  the token every request but /healthz needs (default: the state directory's
-                         agent-token, made at first start, mode 0600; the CLI finds it there)
+                         agent-token, made at first start, mode 0600; the CLI finds it there); at least
+                         32 characters, in a file only you can read
       --tls-cert-file FILE, --tls-private-key-file FILE
                          the serving certificate off loopback (default: a self-signed one made at first
                          start in the state directory's pki/; its SHA-256 fingerprint is printed)
@@ -118,8 +125,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
-  const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
-  const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
+  const givenStateDir = values["state-dir"] !== undefined ? resolve(values["state-dir"]) : defaultStateDir();
+  podCidrFlag(values["pod-cidr"], runtimeName, givenStateDir);
   const level = parseLevel(values["log-level"] ?? "warn");
   const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
   const containerLogs = containerLogPolicy(values);
@@ -149,7 +156,9 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   if (values.manifests !== undefined) await requireDirectory(values.manifests);
   const cluster = await clusterSettings(values);
 
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The state directory is its owner's (state-directory.ts): refused, untouched, when it is not.
+  const stateDir = await prepareStateDirectory(givenStateDir);
+  const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
   const lock = await StateDirectoryLock.acquire(stateDir);
   // In cluster mode the pods' ConfigMaps and Secrets come from the API server, read with the
   // node's credentials as the kubelet's watch-based managers read them.
@@ -157,6 +166,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
+    // Container logs and termination-message files live here; nobody else may even look in.
+    await privateSubdirectory(join(stateDir, "pods"));
     surviveUncaughtErrors();
     const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, podCidr, clock, logger);
     const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
@@ -167,19 +178,25 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
     });
+    // One agent, one set of console sessions, whichever of its listeners a browser or the CLI uses.
+    const consoleSessions = new ConsoleSessions(clock);
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
     let server;
     try {
-      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server") });
+      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server"), consoleSessions });
     } catch (err) {
       await runtime.close();
       throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
     }
     let secure;
+    let socket;
     try {
-      secure = credentials.server.tls === undefined ? await startSecureListener(values, stateDir, listenHost, { api: agent, token: credentials.server.token, ready, logger }) : undefined;
+      const serve = { api: agent, token: credentials.server.token, ready, logger, consoleSessions };
+      secure = credentials.server.tls === undefined ? await startSecureListener(values, stateDir, listenHost, serve) : undefined;
+      socket = await startSocketListener(stateDir, { ...serve, consoleUrl: server.url });
     } catch (err) {
+      await secure?.server.close();
       await server.close();
       await runtime.close();
       throw err;
@@ -187,7 +204,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
   } finally {
     await configObjects?.close();
     configClient?.close();
@@ -205,6 +222,8 @@ interface RunningAgent {
   server: StatusServer;
   /** The same API over HTTPS beside a loopback HTTP server (for kubectl), when a certificate could be had. */
   secure: StatusServer | undefined;
+  /** The same API on the state directory's Unix socket, for the owner's CLI. */
+  socket: StatusServer;
   manifests: { name: string; text: string }[];
   markReady: () => void;
   clock: Clock;
@@ -293,6 +312,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
     await agent.detach();
     await server.close();
     await run.secure?.close();
+    await run.socket.close();
     await runtime.close();
     ctx.stdout("probelet: stopped; containers left running for the next agent\n");
     return 0;
@@ -302,6 +322,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
   for (const off of unsubscribe) off();
   await server.close();
   await run.secure?.close();
+  await run.socket.close();
   await runtime.close();
   ctx.stdout("probelet: stopped\n");
   return 0;
@@ -360,7 +381,7 @@ async function requireDirectory(dir: string): Promise<void> {
  */
 async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values"], stateDir: string, host: string): Promise<{ server: { token: string; tls?: { cert: Buffer; key: Buffer } }; fingerprint: string | undefined }> {
   try {
-    const token = values["token-file"] !== undefined ? await readTokenFile(values["token-file"]) : await loadOrCreateAgentToken(stateDir);
+    const token = values["token-file"] !== undefined ? await readServingToken(values["token-file"]) : await loadOrCreateAgentToken(stateDir);
     if (isLoopbackHost(host)) return { server: { token }, fingerprint: undefined };
     const certFile = values["tls-cert-file"];
     const keyFile = values["tls-private-key-file"];
@@ -369,6 +390,15 @@ async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** ListenerSettings are what the agent's second and third listeners share with the first. */
+interface ListenerSettings {
+  api: Agent;
+  token: string;
+  ready: Promise<void>;
+  logger: Logger;
+  consoleSessions: ConsoleSessions;
 }
 
 /**
@@ -382,7 +412,7 @@ async function startSecureListener(
   values: ReturnType<typeof parseRunArgs>["values"],
   stateDir: string,
   host: string,
-  serve: { api: Agent; token: string; ready: Promise<void>; logger: Logger },
+  serve: ListenerSettings,
 ): Promise<{ server: StatusServer; fingerprint: string } | undefined> {
   const listen = values["secure-listen"] ?? `${host.includes(":") ? `[${host}]` : host}:0`;
   let cert;
@@ -395,10 +425,25 @@ async function startSecureListener(
     return undefined;
   }
   try {
-    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server") });
+    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server"), consoleSessions: serve.consoleSessions });
     return { server, fingerprint: cert.fingerprint256 };
   } catch (err) {
     throw new UsageError(`cannot serve the status API over HTTPS on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * startSocketListener serves the API on `<state-dir>/agent.sock` for the owner's CLI, which
+ * reaches its agent there without trusting any TCP port (client-credentials.ts). What a killed
+ * agent left at that name is removed first: this agent holds the state directory's lock.
+ */
+async function startSocketListener(stateDir: string, serve: ListenerSettings & { consoleUrl: string }): Promise<StatusServer> {
+  const path = agentSocketPath(stateDir);
+  try {
+    removeStaleSocket(path);
+    return await startStatusServer(serve.api, { listen: `${SOCKET_SCHEME}${path}`, token: serve.token, ready: serve.ready, logger: serve.logger.child("server"), consoleUrl: serve.consoleUrl, consoleSessions: serve.consoleSessions });
+  } catch (err) {
+    throw new UsageError(`cannot serve the API on the socket ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

@@ -127,7 +127,7 @@ test("the owner's CLI needs no token flag; a local non-owner gets 401 for everyt
   const agent = await startAgent(t, ["-f", join(dir, "pod.yaml"), "--listen", "127.0.0.1:0", "--state-dir", state]);
   await runningPod(agent.url, state, "secret-env");
 
-  const owner = await runToExit(["get", "pods", "--server", agent.url], { ...process.env, PROBELET_STATE_DIR: state });
+  const owner = await runToExit(["get", "pods"], { ...process.env, PROBELET_STATE_DIR: state });
   assert.equal(owner.code, 0, owner.stderr);
   assert.match(owner.stdout, /^secret-env\s+1\/1\s+Running/m);
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request } from "node:https";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -73,4 +74,22 @@ test("a client certificate signed by the client CA reads /healthz, /pods and a c
 test("a client without a certificate, or with one from another CA, is refused in the TLS handshake", async () => {
   await assert.rejects(get("/pods", undefined));
   await assert.rejects(get("/pods", stranger));
+});
+
+test("a malformed percent escape is answered 400, not a hung connection; a silent connection is cut off after the TLS handshake timeout", { timeout: 20_000 }, async () => {
+  for (const path of ["/containerLogs/default/web/%zz", "/containerLogs/%E0%A4%A/web/app"]) {
+    const answer = await Promise.race([get(path, client), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000))]);
+    assert.equal(answer?.code, 400, `${path} must be answered`);
+    assert.match(answer?.body ?? "", /invalid URL escape/);
+  }
+  const silent = connect(server.port, "127.0.0.1");
+  const started = performance.now();
+  const closed = await new Promise<boolean>((resolve) => {
+    silent.once("close", () => resolve(true));
+    silent.on("error", () => undefined);
+    setTimeout(() => resolve(false), 15_000);
+  });
+  silent.destroy();
+  assert.ok(closed, "a connection that never starts its handshake is closed");
+  assert.ok(performance.now() - started < 10_000, `closed after ${Math.round(performance.now() - started)} ms`);
 });

@@ -7,11 +7,14 @@
 import { createServer, type Server } from "node:https";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { AgentApi } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
+import { LISTENER_TIMEOUTS, processConnectionBudget } from "../server/connection-guard.js";
 import { serveLogs } from "../server/log-stream.js";
 import { sendJson, sendStatus, sendText } from "../server/respond.js";
+import { malformedEscape } from "../server/routes.js";
 import { badRequestStatus, methodNotAllowedStatus, notFoundStatus, statusForError } from "../server/status-object.js";
 import type { Logger } from "../util/logger.js";
 
@@ -39,9 +42,27 @@ export interface KubeletServer {
 /** startKubeletServer listens and serves until close(). */
 export async function startKubeletServer(options: KubeletServerOptions): Promise<KubeletServer> {
   const streams = new Set<AbortController>();
-  const server: Server = createServer({ cert: options.cert, key: options.key, ca: options.clientCa, requestCert: true, rejectUnauthorized: true, minVersion: "TLSv1.2" }, (req, res) => {
-    void handle(req, res, options, streams);
+  const server: Server = createServer(
+    {
+      cert: options.cert, key: options.key, ca: options.clientCa, requestCert: true, rejectUnauthorized: true, minVersion: "TLSv1.2",
+      // Bounded connections (src/server/connection-guard.ts): a client that is slow to shake
+      // hands or to send its headers is cut off, and silent connections never take every slot.
+      handshakeTimeout: LISTENER_TIMEOUTS.handshakeTimeoutMs,
+      headersTimeout: LISTENER_TIMEOUTS.headersTimeoutMs,
+      requestTimeout: LISTENER_TIMEOUTS.requestTimeoutMs,
+      keepAliveTimeout: LISTENER_TIMEOUTS.keepAliveTimeoutMs,
+    },
+    (req, res) => {
+      void handle(req, res, options, streams);
+    },
+  );
+  // The TLS handshake authenticates: a client whose certificate the CA signed has proven itself.
+  const budget = processConnectionBudget(options.logger);
+  budget.watch(server);
+  server.on("secureConnection", (socket: TLSSocket) => {
+    if (socket.authorized) budget.prove(socket);
   });
+  server.on("tlsClientError", (err: Error) => options.logger.debug("TLS handshake failed", { err: err.message }));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => resolve());
@@ -58,6 +79,12 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: KubeletServerOptions, streams: Set<AbortController>): Promise<void> {
   const url = new URL(req.url ?? "/", "https://kubelet");
+  // Go's http server refuses a path with a malformed escape before any handler runs.
+  const badEscape = malformedEscape(url.pathname);
+  if (badEscape !== undefined) {
+    sendStatus(res, badRequestStatus(`invalid URL escape ${JSON.stringify(badEscape)}`));
+    return;
+  }
   if (req.method !== "GET") {
     sendStatus(res, methodNotAllowedStatus());
     return;

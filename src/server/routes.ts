@@ -44,6 +44,16 @@ export function matchRoute(pathname: string, routes: readonly Route[] = ROUTES):
   return undefined;
 }
 
+/**
+ * malformedEscape returns the first malformed percent escape of a request path ("%zz", "%4"),
+ * or undefined when there is none: Go's url.ParseRequestURI refuses such a path, and the API
+ * server and the kubelet answer it 400 before any handler runs.
+ */
+export function malformedEscape(path: string): string | undefined {
+  const match = /%(?![0-9A-Fa-f]{2})[\s\S]{0,2}/.exec(path);
+  return match === null ? undefined : match[0];
+}
+
 function decodeSegment(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment);
