@@ -54,6 +54,7 @@ import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-object
 import { storeConfigObjects } from "../volumes/store-config-objects.js";
 import { nodeAllocatable } from "../volumes/node-allocatable.js";
 import { PodVolumes } from "../volumes/pod-volumes.js";
+import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import { referencesObject } from "../volumes/volume-payload.js";
 
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
@@ -88,6 +89,12 @@ export interface AgentOptions {
    * which holds those created through the API and from manifests.
    */
   configObjects?: ConfigObjects;
+  /**
+   * Where serviceAccountToken projections get their tokens (cluster mode: TokenRequests through
+   * the node's credentials, service-account-tokens.ts). None: pods with such a projection are
+   * refused at validation, as standalone probelet has no token issuer.
+   */
+  serviceAccountTokens?: ServiceAccountTokenSource;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -196,6 +203,7 @@ export class Agent extends StoreView implements AgentApi {
       configObjects: this.configObjects,
       volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
+      ...(options.serviceAccountTokens !== undefined ? { tokens: options.serviceAccountTokens } : {}),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });

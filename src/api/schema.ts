@@ -95,7 +95,8 @@ const volumeProjection = obj({
   configMap: configMapProjection,
   secret: configMapProjection,
   downwardAPI: obj({ items: arr(downwardAPIFile) }),
-  ...accepted("serviceAccountToken", "clusterTrustBundle", "podCertificate"),
+  serviceAccountToken: obj({ audience: str, expirationSeconds: int64, path: str, ...accepted("user") }, ["path"]),
+  ...accepted("clusterTrustBundle", "podCertificate"),
 });
 
 /** volumeSchema is core/v1 Volume: the sources probelet mounts typed, the others accepted (validation refuses them). */

@@ -29,12 +29,14 @@ import { formatEventLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
 import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
+import { requestTokensWith } from "../cluster/api-token-requests.js";
 import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
 import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/pod-cidr.js";
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
+import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
 export const DEFAULT_LISTEN = "127.0.0.1:10255";
@@ -152,6 +154,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   // node's credentials as the kubelet's watch-based managers read them.
   const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(PROBELET_KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
+  // And their service-account tokens come from TokenRequests, as the kubelet's token manager gets them.
+  const serviceAccountTokens = configClient === undefined ? undefined : new ServiceAccountTokens({ request: requestTokensWith(configClient), clock, logger: logger.child("cluster").child("tokens") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
     surviveUncaughtErrors();
@@ -162,6 +166,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
+      ...(serviceAccountTokens !== undefined ? { serviceAccountTokens } : {}),
     });
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));

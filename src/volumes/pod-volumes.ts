@@ -76,7 +76,7 @@ export class PodVolumes {
     }
     const dir = join(this.podDir(uid), "volumes", pluginDir(volume), volume.name);
     await mkdir(dir, { recursive: true, mode: usesAtomicWriter(volume) ? 0o755 : 0o777 });
-    if (usesAtomicWriter(volume)) await writeAtomically(dir, volumePayload(ctx, volume));
+    if (usesAtomicWriter(volume)) await writeAtomically(dir, await volumePayload(ctx, volume));
     return dir;
   }
 
