@@ -64,7 +64,8 @@ export function terminatedState(info: ContainerInfo, runtimeType: string): Conta
  */
 export function containerStatus(spec: Container, instances: ContainerInstances | undefined, waiting: Waiting | undefined, runtimeType: string, defaultWaitingReason: string): ContainerStatus {
   const current = instances?.current;
-  const status: ContainerStatus = { name: spec.name, ready: false, restartCount: current?.attempt ?? 0, image: spec.image ?? "", imageID: "" };
+  // kubelet convertToAPIContainerStatuses: imageID is the runtime's digested image ref (CRI image_ref).
+  const status: ContainerStatus = { name: spec.name, ready: false, restartCount: current?.attempt ?? 0, image: spec.image ?? "", imageID: current?.imageRef ?? "" };
   if (current) status.containerID = `${runtimeType}://${current.id}`;
   const lastExited = current?.state === "exited" && waiting ? current : instances?.previous;
   if (lastExited && lastExited.state === "exited") status.lastState = terminatedState(lastExited, runtimeType);
@@ -176,6 +177,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     phase,
     conditions: previous?.conditions ?? [],
     hostIP: input.hostIP,
+    // kubelet generateAPIPodStatus: hostIPs lists the node's IPs, hostIP first.
+    hostIPs: input.hostIP ? [{ ip: input.hostIP }] : [],
     podIP: input.podIP,
     podIPs: input.podIP ? [{ ip: input.podIP }] : [],
     startTime: iso(input.startTime),

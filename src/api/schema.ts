@@ -233,7 +233,8 @@ const podStatus = obj({
   startTime: str,
   initContainerStatuses: arr(containerStatus),
   containerStatuses: arr(containerStatus),
-  ...accepted("hostIPs", "nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
+  hostIPs: arr(obj({ ip: str })),
+  ...accepted("nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
 });
 
 /** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */

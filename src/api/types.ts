@@ -405,6 +405,8 @@ export interface PodStatus {
   message?: string;
   reason?: string;
   hostIP?: string;
+  /** The node's addresses, hostIP first (the kubelet sets both from the node's IPs). */
+  hostIPs?: { ip: string }[];
   podIP?: string;
   podIPs?: { ip: string }[];
   startTime?: string;

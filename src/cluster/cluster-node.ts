@@ -3,7 +3,7 @@
 // (node-lease.ts), the pods bound to the node (api-pod-source.ts → store-bridge.ts), their
 // statuses back to the API server (api-status-sync.ts), events, and the daemon endpoint
 // (kubelet-server.ts).
-import { networkInterfaces } from "node:os";
+import { arch, networkInterfaces } from "node:os";
 import type { AgentApi } from "../agent/agent-api.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
@@ -17,7 +17,7 @@ import type { ClusterCredentials } from "./kubeconfig.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
 import { MirrorPods } from "./mirror-pods.js";
 import { NodeLease } from "./node-lease.js";
-import type { NodeIdentity } from "./node-object.js";
+import { goArch, type NodeIdentity } from "./node-object.js";
 import { NodeStatusReporter } from "./node-status-reporter.js";
 
 /** ClusterNodeOptions configure a ClusterNode. */
@@ -103,9 +103,13 @@ export class ClusterNode {
   }
 }
 
-/** nodeUserAgent is the User-Agent of the node's requests (the kubelet sends `kubelet/<version> (<os>/<arch>) …`). */
+/**
+ * nodeUserAgent is the User-Agent of the node's requests, in the shape client-go's
+ * DefaultKubernetesUserAgent gives the kubelet's: `kubelet/<version> (<os>/<arch>) kubernetes/<commit>`,
+ * with probelet in the commit's place.
+ */
 export function nodeUserAgent(kubeletVersion: string): string {
-  return `probelet/${kubeletVersion} (${process.platform}) kubelet`;
+  return `kubelet/${kubeletVersion} (${process.platform}/${goArch(arch())}) kubernetes/probelet`;
 }
 
 /**
