@@ -14,11 +14,13 @@ import { ApiStatusSync } from "./api-status-sync.js";
 import { StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
+import { KubeletAuth } from "./kubelet-auth.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
 import { MirrorPods } from "./mirror-pods.js";
 import { NodeLease } from "./node-lease.js";
 import { goArch, type NodeIdentity } from "./node-object.js";
 import { NodeStatusReporter } from "./node-status-reporter.js";
+import { MachineStats } from "./node-stats.js";
 
 /** ClusterNodeOptions configure a ClusterNode. */
 export interface ClusterNodeOptions {
@@ -66,9 +68,11 @@ export class ClusterNode {
    * lease, node status, pod source and status sync. Resolves once the endpoint listens.
    */
   async start(): Promise<void> {
-    const { server, identity, agent, logger } = this.options;
+    const { server, identity, agent, clock, logger } = this.options;
     if (server !== undefined) {
-      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert: server.cert, key: server.key, clientCa: server.clientCa, logger: logger.child("kubelet-server") });
+      const auth = new KubeletAuth({ client: this.client, nodeName: identity.name, clock, logger: logger.child("kubelet-auth") });
+      const machine = new MachineStats(identity.stateDir, clock);
+      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert: server.cert, key: server.key, clientCa: server.clientCa, auth, machine, logger: logger.child("kubelet-server") });
     }
     const signal = this.stop.signal;
     this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
