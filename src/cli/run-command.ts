@@ -4,7 +4,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isIP } from "node:net";
 import { Agent } from "../agent/agent.js";
@@ -36,6 +36,8 @@ import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
+import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
+import { CLIENT_PAIR, loadClientCert } from "../cluster/tls-bootstrap.js";
 import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
@@ -46,7 +48,8 @@ export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process [--pod-cidr CIDR]|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
                [--leave-running] [--probe-history-window DURATION]
-               [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
+               [--kubeconfig FILE [--bootstrap-kubeconfig FILE] [--node-name NAME] [--node-ip IP] [--kubelet-port PORT]
+                [--client-ca-file FILE]]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -83,6 +86,11 @@ Flags:
 Cluster mode (docs/cluster.md):
       --kubeconfig FILE  join the cluster of this kubeconfig as a node: register the Node, renew its
                          Lease, run the pods the scheduler binds to it and report their status
+      --bootstrap-kubeconfig FILE
+                         when --kubeconfig is missing or its client certificate expired, get a node
+                         certificate with this kubeconfig's bootstrap token (a CSR the cluster
+                         approves), keep it beside --kubeconfig and write --kubeconfig to use it; the
+                         certificate is rotated before it expires
       --node-name NAME   the Node's name (default: the host name)
       --node-ip IP       the Node's InternalIP, where the API server reaches the daemon endpoint
                          (default: the first non-loopback IPv4 address)
@@ -146,7 +154,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return 2;
   }
   if (values.manifests !== undefined) await requireDirectory(values.manifests);
-  const cluster = await clusterSettings(values);
+  const cluster = await clusterSettings(values, clock, logger, ctx.signal);
 
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
   const lock = await StateDirectoryLock.acquire(stateDir);
@@ -188,7 +196,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
   } finally {
     await configObjects?.close();
     configClient?.close();
@@ -213,6 +221,8 @@ interface RunningAgent {
   stateDir: string;
   fingerprint: string | undefined;
   cluster: ClusterSettings | undefined;
+  /** The client the pods' ConfigMaps, Secrets and tokens are read with (cluster mode). */
+  configClient: ApiClient | undefined;
 }
 
 /** ClusterSettings are the checked cluster-mode flags. */
@@ -222,12 +232,18 @@ interface ClusterSettings {
   nodeIP: string;
   kubeletPort: number;
   clientCa: Buffer | undefined;
+  /** The client certificate of a TLS bootstrap, rotated from then on (--bootstrap-kubeconfig). */
+  clientCertificates?: CertificateStore;
 }
 
-/** clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without --kubeconfig). */
-async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]): Promise<ClusterSettings | undefined> {
+/**
+ * clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without
+ * --kubeconfig); with --bootstrap-kubeconfig it first makes sure the kubeconfig has a valid node
+ * client certificate, bootstrapping one as the kubelet does (tls-bootstrap.ts).
+ */
+async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"], clock: Clock, logger: Logger, signal: AbortSignal | undefined): Promise<ClusterSettings | undefined> {
   if (values.kubeconfig === undefined) {
-    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file"] as const) {
+    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file", "bootstrap-kubeconfig"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --kubeconfig`);
     }
     return undefined;
@@ -240,13 +256,19 @@ async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--kubelet-port: Invalid value: "${values["kubelet-port"] ?? ""}": must be between 1 and 65535, inclusive`);
   const nodeIP = values["node-ip"] ?? defaultNodeIP();
   if (isIP(nodeIP) === 0) throw new UsageError(`--node-ip: Invalid value: "${nodeIP}": must be an IP address`);
+  const bootstrapKubeconfig = values["bootstrap-kubeconfig"];
+  if (bootstrapKubeconfig !== undefined) {
+    // A failed bootstrap is not a usage error: the kubelet exits with it, and so does the agent.
+    await loadClientCert({ kubeconfig: values.kubeconfig, bootstrapKubeconfig, nodeName, clock, logger: logger.child("bootstrap"), userAgent: nodeUserAgent(PROBELET_KUBELET_VERSION), ...(signal ? { signal } : {}) });
+  }
   try {
     const credentials = await loadKubeconfig(values.kubeconfig);
     const caFile = values["client-ca-file"];
     const clientCa = caFile === undefined ? undefined : Buffer.from(await readFile(caFile).catch((err: unknown) => {
       throw new Error(`--client-ca-file ${caFile}: ${err instanceof Error ? err.message : String(err)}`);
     }));
-    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa };
+    const clientCertificates = bootstrapKubeconfig === undefined ? undefined : new CertificateStore(dirname(values.kubeconfig), CLIENT_PAIR);
+    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa, ...(clientCertificates ? { clientCertificates } : {}) };
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
@@ -335,6 +357,7 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
     },
     agent,
     ...(server !== undefined ? { server } : {}),
+    ...(cluster.clientCertificates !== undefined ? { clientCertificates: { store: cluster.clientCertificates, rotated: (cert: StoredCertificate) => run.configClient?.useClientCertificate(cert.cert, cert.key) } } : {}),
     clock,
     logger: logger.child("cluster"),
   });
@@ -425,6 +448,7 @@ function parseRunArgs(argv: readonly string[]) {
         "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
         kubeconfig: { type: "string" },
+        "bootstrap-kubeconfig": { type: "string" },
         "node-name": { type: "string" },
         "node-ip": { type: "string" },
         "kubelet-port": { type: "string" },

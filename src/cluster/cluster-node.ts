@@ -14,6 +14,8 @@ import { ApiStatusSync } from "./api-status-sync.js";
 import { StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
+import { ClientCertificateRotation } from "./certificate-rotation.js";
+import type { CertificateStore, StoredCertificate } from "./certificate-store.js";
 import { KubeletAuth } from "./kubelet-auth.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
 import { MirrorPods } from "./mirror-pods.js";
@@ -29,6 +31,11 @@ export interface ClusterNodeOptions {
   agent: AgentApi & { runtimeErrors(): string[]; events: EventRecorder };
   /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
   server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
+  /**
+   * The node's client certificate from a TLS bootstrap: rotated before it expires
+   * (certificate-rotation.ts), the node's API clients switching to each new one.
+   */
+  clientCertificates?: { store: CertificateStore; rotated: (cert: StoredCertificate) => void };
   clock: Clock;
   logger: Logger;
 }
@@ -76,6 +83,15 @@ export class ClusterNode {
     }
     const signal = this.stop.signal;
     this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
+    const certificates = this.options.clientCertificates;
+    if (certificates !== undefined) {
+      const rotated = (cert: StoredCertificate): void => {
+        this.client.useClientCertificate(cert.cert, cert.key);
+        certificates.rotated(cert);
+      };
+      const rotation = new ClientCertificateRotation({ store: certificates.store, nodeName: identity.name, client: this.client, rotated, clock, logger: logger.child("certificates") });
+      this.loops.push(rotation.run(signal));
+    }
     this.loops.push(
       (async () => {
         const node = await this.status.register(signal);
