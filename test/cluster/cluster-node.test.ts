@@ -23,7 +23,7 @@ interface Condition { type: string; status: string; reason?: string }
 interface PodJson {
   metadata: { name: string; uid: string; deletionTimestamp?: string };
   spec: { nodeName?: string };
-  status: { phase?: string; podIP?: string; conditions?: Condition[]; containerStatuses?: { restartCount: number; lastState?: { terminated?: { exitCode: number; reason?: string } } }[] };
+  status: { phase?: string; podIP?: string; conditions?: Condition[]; containerStatuses?: { restartCount: number; imageID?: string; lastState?: { terminated?: { exitCode: number; reason?: string } } }[] };
 }
 interface NodeJson { spec: { taints?: { key: string; value?: string; effect: string }[] }; status: { conditions: Condition[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } }
 interface SliceJson { items: { endpoints?: { addresses: string[]; conditions: { ready?: boolean }; targetRef?: { name: string } }[] }[] }
@@ -329,7 +329,7 @@ test("an agent stopped longer than the node grace turns its node NotReady, and R
   await waitFor("probelet-b Ready again", 40_000, async () => ((await nodeReady("probelet-b")) === "True" ? true : undefined));
 });
 
-test("on CRI, a pod bound to the node runs in containerd, becomes Ready in the API server at the node's address, and kubectl logs reads it", { skip: criSkip, timeout: 120_000 }, async () => {
+test("on CRI, a pod bound to the node runs in containerd with its projected service-account token mounted, becomes Ready in the API server at the node's address with containerd's imageID, and kubectl logs reads it", { skip: criSkip, timeout: 120_000 }, async () => {
   // probelet-b moves to the CRI runtime: a fresh Node (taints are set at registration only).
   await nodeB.kill("SIGTERM");
   await admin(env, ["delete", "node", "probelet-b"]);
@@ -350,7 +350,7 @@ spec:
   - name: app
     image: ${CRI_BUSYBOX_IMAGE}
     imagePullPolicy: Never
-    command: ["sh", "-c", "echo hello from containerd; trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
+    command: ["sh", "-c", "echo hello from containerd in $(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace); trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
     readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
 `);
   const ready = await waitFor("cri-web Ready", 60_000, async () => {
@@ -358,8 +358,10 @@ spec:
     return condition(got?.status.conditions, "Ready") === "True" ? got : undefined;
   });
   assert.ok(ready.status.podIP !== undefined && ready.status.podIP !== "" && ready.status.podIP !== "127.0.0.1", `pod IP ${ready.status.podIP ?? "(none)"}`);
+  // kubelet convertToAPIContainerStatuses: imageID is containerd's image_ref.
+  assert.match(ready.status.containerStatuses?.[0]?.imageID ?? "", /^(sha256:[0-9a-f]{64}|\S+@sha256:[0-9a-f]{64})$/);
   const logs = await admin(env, ["logs", "-n", NAMESPACE, "cri-web"]);
-  assert.equal(logs, "hello from containerd\n");
+  assert.equal(logs, `hello from containerd in ${NAMESPACE}\n`);
 });
 
 test("on CRI, a liveness failure restarts the container, the API server shows it, and kubectl delete pod removes the pod", { skip: criSkip, timeout: 120_000 }, async () => {
