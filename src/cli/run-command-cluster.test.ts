@@ -22,6 +22,8 @@ test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, 
     [["--kubeconfig", good, "--node-ip", "nope"], /error: --node-ip: Invalid value: "nope": must be an IP address/],
     [["-f", "-", "--node-name", "n1"], /error: --node-name needs --kubeconfig/],
     [["-f", "-", "--bootstrap-kubeconfig", good], /error: --bootstrap-kubeconfig needs --kubeconfig/],
+    [["--kubeconfig", good, "--rotate-server-certificates"], /error: --rotate-server-certificates needs --client-ca-file/],
+    [["--kubeconfig", good, "--rotate-server-certificates", "--client-ca-file", good, "--tls-cert-file", good, "--tls-private-key-file", good], /error: --rotate-server-certificates and --tls-cert-file exclude each other/],
   ];
   for (const [args, expected] of cases) {
     const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, command: [sleep, '1']}]}\n" });

@@ -37,7 +37,7 @@ import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.j
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
 import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
-import { CLIENT_PAIR, loadClientCert } from "../cluster/tls-bootstrap.js";
+import { CLIENT_PAIR, loadClientCert, SERVING_PAIR } from "../cluster/tls-bootstrap.js";
 import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
@@ -91,6 +91,10 @@ Cluster mode (docs/cluster.md):
                          certificate with this kubeconfig's bootstrap token (a CSR the cluster
                          approves), keep it beside --kubeconfig and write --kubeconfig to use it; the
                          certificate is rotated before it expires
+      --rotate-server-certificates
+                         request the daemon endpoint's certificate from the cluster
+                         (kubernetes.io/kubelet-serving CSRs, which someone must approve) and rotate it;
+                         the endpoint listens once the first one is issued
       --node-name NAME   the Node's name (default: the host name)
       --node-ip IP       the Node's InternalIP, where the API server reaches the daemon endpoint
                          (default: the first non-loopback IPv4 address)
@@ -243,7 +247,7 @@ interface ClusterSettings {
  */
 async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"], clock: Clock, logger: Logger, signal: AbortSignal | undefined): Promise<ClusterSettings | undefined> {
   if (values.kubeconfig === undefined) {
-    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file", "bootstrap-kubeconfig"] as const) {
+    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file", "bootstrap-kubeconfig", "rotate-server-certificates"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --kubeconfig`);
     }
     return undefined;
@@ -256,6 +260,8 @@ async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--kubelet-port: Invalid value: "${values["kubelet-port"] ?? ""}": must be between 1 and 65535, inclusive`);
   const nodeIP = values["node-ip"] ?? defaultNodeIP();
   if (isIP(nodeIP) === 0) throw new UsageError(`--node-ip: Invalid value: "${nodeIP}": must be an IP address`);
+  if (values["rotate-server-certificates"] && values["client-ca-file"] === undefined) throw new UsageError("--rotate-server-certificates needs --client-ca-file: without it the daemon endpoint is not served");
+  if (values["rotate-server-certificates"] && values["tls-cert-file"] !== undefined) throw new UsageError("--rotate-server-certificates and --tls-cert-file exclude each other: the serving certificate comes from the cluster or from the file");
   const bootstrapKubeconfig = values["bootstrap-kubeconfig"];
   if (bootstrapKubeconfig !== undefined) {
     // A failed bootstrap is not a usage error: the kubelet exits with it, and so does the agent.
@@ -358,6 +364,7 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
     agent,
     ...(server !== undefined ? { server } : {}),
     ...(cluster.clientCertificates !== undefined ? { clientCertificates: { store: cluster.clientCertificates, rotated: (cert: StoredCertificate) => run.configClient?.useClientCertificate(cert.cert, cert.key) } } : {}),
+    ...(run.values["rotate-server-certificates"] ? { servingCertificates: new CertificateStore(join(run.stateDir, "pki"), SERVING_PAIR) } : {}),
     clock,
     logger: logger.child("cluster"),
   });
@@ -449,6 +456,7 @@ function parseRunArgs(argv: readonly string[]) {
         "state-dir": { type: "string" },
         kubeconfig: { type: "string" },
         "bootstrap-kubeconfig": { type: "string" },
+        "rotate-server-certificates": { type: "boolean" },
         "node-name": { type: "string" },
         "node-ip": { type: "string" },
         "kubelet-port": { type: "string" },

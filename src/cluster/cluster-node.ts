@@ -14,7 +14,7 @@ import { ApiStatusSync } from "./api-status-sync.js";
 import { StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
-import { ClientCertificateRotation } from "./certificate-rotation.js";
+import { CertificateRotation, clientTemplate, servingTemplate } from "./certificate-rotation.js";
 import type { CertificateStore, StoredCertificate } from "./certificate-store.js";
 import { KubeletAuth } from "./kubelet-auth.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
@@ -36,6 +36,12 @@ export interface ClusterNodeOptions {
    * (certificate-rotation.ts), the node's API clients switching to each new one.
    */
   clientCertificates?: { store: CertificateStore; rotated: (cert: StoredCertificate) => void };
+  /**
+   * The daemon endpoint's certificate from kubernetes.io/kubelet-serving CSRs (the kubelet's
+   * serverTLSBootstrap), kept in this store and rotated; the endpoint listens once the first one
+   * is issued. Without it the endpoint serves `server.cert`.
+   */
+  servingCertificates?: CertificateStore;
   clock: Clock;
   logger: Logger;
 }
@@ -72,16 +78,22 @@ export class ClusterNode {
 
   /**
    * start serves the daemon endpoint, then registers the node in the background and runs the
-   * lease, node status, pod source and status sync. Resolves once the endpoint listens.
+   * lease, node status, pod source and status sync. Resolves once the endpoint listens (with
+   * serving CSRs and no valid certificate yet, it listens once the first one is issued).
    */
   async start(): Promise<void> {
     const { server, identity, agent, clock, logger } = this.options;
-    if (server !== undefined) {
+    const signal = this.stop.signal;
+    const serving = this.options.servingCertificates;
+    const issued = serving === undefined ? undefined : await serving.current();
+    const serve = async (cert: Buffer, key: Buffer): Promise<void> => {
+      if (server === undefined) return;
       const auth = new KubeletAuth({ client: this.client, nodeName: identity.name, clock, logger: logger.child("kubelet-auth") });
       const machine = new MachineStats(identity.stateDir, clock);
-      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert: server.cert, key: server.key, clientCa: server.clientCa, auth, machine, logger: logger.child("kubelet-server") });
-    }
-    const signal = this.stop.signal;
+      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert, key, clientCa: server.clientCa, auth, machine, logger: logger.child("kubelet-server") });
+    };
+    if (serving === undefined && server !== undefined) await serve(server.cert, server.key);
+    else if (issued !== undefined && issued.notAfter > clock.now()) await serve(issued.cert, issued.key);
     this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
     const certificates = this.options.clientCertificates;
     if (certificates !== undefined) {
@@ -89,8 +101,17 @@ export class ClusterNode {
         this.client.useClientCertificate(cert.cert, cert.key);
         certificates.rotated(cert);
       };
-      const rotation = new ClientCertificateRotation({ store: certificates.store, nodeName: identity.name, client: this.client, rotated, clock, logger: logger.child("certificates") });
+      const rotation = new CertificateRotation({ store: certificates.store, template: clientTemplate(identity.name), client: this.client, rotated, clock, logger: logger.child("certificates") });
       this.loops.push(rotation.run(signal));
+    }
+    if (serving !== undefined) {
+      // kubelet.go NewKubeletServerCertificateManager: the node's host name and IP in the SANs.
+      const template = servingTemplate(identity.name, [identity.hostname], [identity.internalIP]);
+      const rotated = (cert: StoredCertificate): void => {
+        if (this.server !== undefined) this.server.useServingCertificate(cert.cert, cert.key);
+        else serve(cert.cert, cert.key).catch((err: unknown) => logger.error("Cannot serve the daemon endpoint", { err: err instanceof Error ? err.message : String(err) }));
+      };
+      this.loops.push(new CertificateRotation({ store: serving, template, client: this.client, rotated, clock, logger: logger.child("serving-certificates") }).run(signal));
     }
     this.loops.push(
       (async () => {

@@ -40,6 +40,8 @@ export interface KubeletServerOptions {
 /** KubeletServer is the running endpoint. */
 export interface KubeletServer {
   port: number;
+  /** useServingCertificate serves a new certificate (a rotated one) to new connections. */
+  useServingCertificate(cert: Buffer, key: Buffer): void;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   });
   return {
     port: (server.address() as AddressInfo).port,
+    useServingCertificate: (cert, key) => server.setSecureContext({ cert, key, ca: options.clientCa, minVersion: "TLSv1.2" }),
     close: async () => {
       for (const s of streams) s.abort();
       server.closeAllConnections();

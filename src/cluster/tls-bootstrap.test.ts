@@ -12,7 +12,7 @@ import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { systemClock } from "../util/clock.js";
 import { silentLogger } from "../util/logger.js";
 import { ApiClient } from "./api-client.js";
-import { rotationDeadline, ClientCertificateRotation } from "./certificate-rotation.js";
+import { CertificateRotation, clientTemplate, rotationDeadline, servingTemplate } from "./certificate-rotation.js";
 import { digestedName, KUBELET_CLIENT_SIGNER, waitForCertificate } from "./certificate-requests.js";
 import { CertificateStore, checkPrivateDirectory } from "./certificate-store.js";
 import { makeCsr } from "./csr-der.js";
@@ -189,7 +189,7 @@ test("rotation: at the deadline a new key's CSR goes with the current certificat
   const client = new ApiClient({ credentials: server.credentials, clock: systemClock });
   cleanups.push(async () => client.close());
   const handed: string[] = [];
-  const rotation = new ClientCertificateRotation({ store, nodeName: "n", client, rotated: (c) => handed.push(c.cert.toString()), clock, logger: silentLogger, random: () => 0 });
+  const rotation = new CertificateRotation({ store, template: clientTemplate("n"), client, rotated: (c) => handed.push(c.cert.toString()), clock, logger: silentLogger, random: () => 0 });
   const stop = new AbortController();
   const running = rotation.run(stop.signal);
   await clock.advance(rotationDeadline(first, 0) - first.notBefore - 1);
@@ -206,4 +206,29 @@ test("rotation: at the deadline a new key's CSR goes with the current certificat
   assert.equal(now?.cert.toString(), handed[0]);
   assert.notEqual(now?.cert.toString(), first.cert.toString());
   assert.equal(new X509Certificate(now!.cert).subject, "O=system:nodes\nCN=system:node:n");
+});
+
+test("serving certificate (kubelet-serving): with none yet a CSR for the node's name, host name and IP goes out at once, and the issued certificate is stored and handed over", async () => {
+  const dir = await tempDir();
+  await mkdir(join(dir, "pki"), { mode: 0o700 });
+  const sign = await ca(dir);
+  const { server, csrs } = await csrServer(sign);
+  const store = new CertificateStore(join(dir, "pki"), "kubelet-server");
+  const client = new ApiClient({ credentials: server.credentials, clock: systemClock });
+  cleanups.push(async () => client.close());
+  const handed: string[] = [];
+  const rotation = new CertificateRotation({ store, template: servingTemplate("worker-7", ["worker-7"], ["192.168.1.20"]), client, rotated: (c) => handed.push(c.subject), clock: systemClock, logger: silentLogger, random: () => 0 });
+  const stop = new AbortController();
+  const running = rotation.run(stop.signal);
+  for (let i = 0; i < 300 && handed.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  stop.abort();
+  await running;
+  assert.deepEqual(handed, ["O=system:nodes\nCN=system:node:worker-7"]);
+  const [, csr] = [...csrs][0]!;
+  assert.equal(csr.signerName, "kubernetes.io/kubelet-serving");
+  assert.deepEqual(csr.usages, ["digital signature", "server auth"]);
+  await writeFile(join(dir, "serving.csr"), Buffer.from(csr.request, "base64"));
+  const { stdout } = await run("openssl", ["req", "-in", join(dir, "serving.csr"), "-noout", "-text"]);
+  assert.match(stdout, /DNS:worker-7, IP Address:192\.168\.1\.20/);
+  assert.match(await readlink(join(dir, "pki", "kubelet-server-current.pem")), /^kubelet-server-/);
 });

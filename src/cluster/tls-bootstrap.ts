@@ -22,6 +22,8 @@ import { loadKubeconfig, type ClusterCredentials } from "./kubeconfig.js";
 
 /** CLIENT_PAIR names the client certificate files (kubelet-client-current.pem). */
 export const CLIENT_PAIR = "kubelet-client";
+/** SERVING_PAIR names the serving certificate files (kubelet-server-current.pem in the state directory's pki/). */
+export const SERVING_PAIR = "kubelet-server";
 /** TMP_PRIVATE_KEY_FILE keeps the key of a pending CSR (bootstrap.go tmpPrivateKeyFile). */
 export const TMP_PRIVATE_KEY_FILE = "kubelet-client.key.tmp";
 /** BOOTSTRAP_CSR_TIMEOUT_MS is how long the bootstrap waits for its certificate (requestNodeCertificate: 3600 s). */

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:tls";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -37,6 +38,8 @@ interface Joiner {
   env: NodeJS.ProcessEnv;
   /** The bootstrap token the documented steps made (read from the bootstrap kubeconfig). */
   token: string;
+  /** The daemon endpoint's port. */
+  port: number;
   agent: ChildProcess;
   log: () => string;
 }
@@ -46,7 +49,7 @@ interface Joiner {
  * starts the run block; `kubectl` is the admin's, `probelet` this checkout with a free daemon port
  * and a state directory of its own.
  */
-async function joinCluster(cp: Pick<ControlPlaneEnv, "adminKubeconfig" | "server" | "serverCa" | "kubeletClientCa">, nodeName: string, podCidr: string): Promise<Joiner> {
+async function joinCluster(cp: Pick<ControlPlaneEnv, "adminKubeconfig" | "server" | "serverCa" | "kubeletClientCa">, nodeName: string, podCidr: string, extraFlags = ""): Promise<Joiner> {
   const dir = await mkdtemp(join(tmpdir(), `probelet-join-${nodeName}-`));
   const bin = join(dir, "bin");
   mkdirSync(bin, { mode: 0o700 });
@@ -55,7 +58,7 @@ async function joinCluster(cp: Pick<ControlPlaneEnv, "adminKubeconfig" | "server
   const port = await freePort();
   writeFileSync(
     join(bin, "probelet"),
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} "$@" --state-dir ${JSON.stringify(join(dir, "state"))} --listen 127.0.0.1:0 --kubelet-port ${port} --pod-cidr ${podCidr} --log-level info --quiet\n`,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(MAIN)} "$@" --state-dir ${JSON.stringify(join(dir, "state"))} --listen 127.0.0.1:0 --kubelet-port ${port} --pod-cidr ${podCidr} --log-level info --quiet ${extraFlags}\n`,
   );
   for (const f of ["kubectl", "probelet"]) chmodSync(join(bin, f), 0o755);
   const nodeDir = join(dir, "etc-probelet");
@@ -67,7 +70,7 @@ async function joinCluster(cp: Pick<ControlPlaneEnv, "adminKubeconfig" | "server
   // A process group of its own, ended by its ID after the test.
   const agent = spawn("bash", ["-euo", "pipefail", "-c", joinStep("run")], { env, stdio: ["ignore", out, out], detached: true });
   closeSync(out);
-  return { dir, nodeDir, env, token: bootstrapToken(nodeDir), agent, log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-6000) : "") };
+  return { dir, nodeDir, env, token: bootstrapToken(nodeDir), port, agent, log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-6000) : "") };
 }
 
 /** leave stops the joined node's process group and removes its directory and network. */
@@ -192,4 +195,46 @@ test("on a control plane signing 90-second certificates, the node rotates its ce
     assert.equal(r.spec.signerName, "kubernetes.io/kube-apiserver-client-kubelet");
     assert.deepEqual(r.status.conditions?.map((c) => c.type), ["Approved"]);
   }
+});
+
+/** tlsPeer connects to the daemon endpoint trusting only `ca` and returns the certificate it presents (rejects when the handshake fails). */
+function tlsPeer(host: string, port: number, ca: Buffer): Promise<{ subject: string; issuer: string; subjectaltname: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port, ca }, () => {
+      const peer = socket.getPeerX509Certificate();
+      socket.end();
+      if (peer === undefined) reject(new Error("no peer certificate"));
+      else resolve({ subject: peer.subject, issuer: peer.issuer, subjectaltname: peer.subjectAltName ?? "" });
+    });
+    socket.on("error", reject);
+  });
+}
+
+test("with --rotate-server-certificates the daemon endpoint waits for its kubernetes.io/kubelet-serving CSR; once approved it serves the cluster CA's certificate for the node's IP, and the node proxy reaches it", { skip: shared.skip, timeout: 180_000 }, async (t) => {
+  const env = shared.env!;
+  const nodeName = "probelet-serve";
+  const joined: { node?: Joiner } = {};
+  t.after(async () => {
+    await leave(joined.node);
+    await cleanUp(env.adminKubeconfig, joined.node, nodeName);
+  });
+  const j = (joined.node = await joinCluster(env, nodeName, "10.88.248.0/24", "--rotate-server-certificates"));
+  await waitFor(`${nodeName} Ready`, 90_000, async () => ((await nodeReady(env.adminKubeconfig, nodeName)) ? true : undefined)).catch((err: Error) => assert.fail(`${err.message}\n${j.log()}`));
+  const csr = await waitFor("the kubelet-serving CSR", 30_000, async () => {
+    const list = JSON.parse((await kubectl(env.adminKubeconfig, ["get", "csr", "-o", "json"])).stdout) as { items: CsrJson[] };
+    return list.items.find((c) => c.spec.username === `system:node:${nodeName}` && c.spec.signerName === "kubernetes.io/kubelet-serving");
+  });
+  assert.deepEqual(csr.spec.usages, ["digital signature", "server auth"]);
+  assert.equal(csr.status.conditions, undefined, "kube-controller-manager does not approve serving CSRs");
+  const nodeObject = JSON.parse((await kubectl(env.adminKubeconfig, ["get", "node", nodeName, "-o", "json"])).stdout) as { status: { addresses: { type: string; address: string }[] } };
+  const host = nodeObject.status.addresses.find((a) => a.type === "InternalIP")!.address;
+  await assert.rejects(tlsPeer(host, j.port, readFileSync(env.serverCa)), /ECONNREFUSED/, "no endpoint before the certificate is issued");
+  const approved = await kubectl(env.adminKubeconfig, ["certificate", "approve", csr.metadata.name]);
+  assert.equal(approved.code, 0, approved.stderr);
+  const peer = await waitFor("the endpoint serving the issued certificate", 30_000, () => tlsPeer(host, j.port, readFileSync(env.serverCa)));
+  assert.equal(peer.subject, `O=system:nodes\nCN=system:node:${nodeName}`);
+  assert.match(peer.subjectaltname, new RegExp(`DNS:${nodeName}`));
+  assert.match(peer.subjectaltname, new RegExp(`IP Address:${host.replace(/\./g, "\\.")}`));
+  const healthz = await kubectl(env.adminKubeconfig, ["get", "--raw", `/api/v1/nodes/${nodeName}/proxy/healthz`]);
+  assert.equal(healthz.stdout, "ok");
 });
