@@ -56,6 +56,7 @@ import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-object
 import { storeConfigObjects } from "../volumes/store-config-objects.js";
 import { nodeAllocatable } from "../volumes/node-allocatable.js";
 import { PodVolumes } from "../volumes/pod-volumes.js";
+import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import { referencesObject } from "../volumes/volume-payload.js";
 
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
@@ -92,6 +93,12 @@ export interface AgentOptions {
   configObjects?: ConfigObjects;
   /** Container log rotation (the kubelet's containerLog* settings; default 10Mi, 5 files, 1 worker, 10 s). */
   containerLogs?: ContainerLogPolicy;
+  /**
+   * Where serviceAccountToken projections get their tokens (cluster mode: TokenRequests through
+   * the node's credentials, service-account-tokens.ts). None: pods with such a projection are
+   * refused at validation, as standalone probelet has no token issuer.
+   */
+  serviceAccountTokens?: ServiceAccountTokenSource;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -208,6 +215,7 @@ export class Agent extends StoreView implements AgentApi {
       configObjects: this.configObjects,
       volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
+      ...(options.serviceAccountTokens !== undefined ? { tokens: options.serviceAccountTokens } : {}),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });

@@ -6,7 +6,7 @@
 // store as a mirror pod (kubelet pkg/kubelet/pod/mirror_client.go CreateMirrorPod).
 import type { Pod } from "../api/types.js";
 import { formatFieldErrors } from "../api/field-errors.js";
-import { defaultAndValidatePod } from "../api/validation.js";
+import { defaultAndValidatePod, type ValidationOptions } from "../api/validation.js";
 import { admitToNamespace } from "../apiserver/resources/namespace-lifecycle.js";
 import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
 import { PODS } from "../apiserver/resources/pods.js";
@@ -33,6 +33,8 @@ export function admitManifestPod(input: Pod, source: string, uid: string | undef
 export interface CreateApiPodOptions {
   /** Keep the pod's UID and creation time (a pod restored from the state directory). */
   restore?: boolean;
+  /** Validate with these options instead of the pods strategy's (a node that can request service-account tokens). */
+  validation?: ValidationOptions;
 }
 
 /**
@@ -44,7 +46,7 @@ export function createApiPod(store: ObjectStore, input: Pod, nodeName: string, o
   const name = input.metadata?.name ?? "";
   const namespace = input.metadata?.namespace ?? "default";
   const prepared = PODS.strategy.prepareForCreate({ ...input, metadata: { ...input.metadata, namespace } }, { nodeName });
-  const { object, errors } = PODS.strategy.validate(prepared);
+  const { object, errors } = options.validation === undefined ? PODS.strategy.validate(prepared) : validatedWith(prepared as Pod, options.validation);
   if (errors.length > 0) return { ok: false, name, errors: formatFieldErrors(errors) };
   try {
     if (options.restore === true && store.get(NAMESPACES.name, undefined, namespace) === undefined) store.create(NAMESPACES.name, newNamespace(namespace));
@@ -54,6 +56,12 @@ export function createApiPod(store: ObjectStore, input: Pod, nodeName: string, o
     if (err instanceof StoreError) return { ok: false, name, errors: [err.message] };
     throw err;
   }
+}
+
+/** validatedWith defaults and validates a pod as the pods strategy does, with other options. */
+function validatedWith(pod: Pod, options: ValidationOptions): { object: Pod; errors: ReturnType<typeof PODS.strategy.validate>["errors"] } {
+  const checked = defaultAndValidatePod(pod, options);
+  return checked.ok ? { object: checked.pod, errors: [] } : { object: pod, errors: checked.errors };
 }
 
 /** mirrorPodFor is the store's reflection of a manifest pod: the same pod, annotated as a mirror of its source. */

@@ -37,6 +37,7 @@ import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
 import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
@@ -133,6 +134,8 @@ export interface PodSyncerDeps {
   volumes: PodVolumes;
   /** What an unset container limit stands for in resourceFieldRef values. */
   nodeAllocatable: NodeAllocatable;
+  /** The service-account tokens of projected volumes (cluster mode). */
+  tokens?: ServiceAccountTokenSource;
 }
 
 /** PodSyncer reconciles pods with the runtime. */
@@ -230,7 +233,7 @@ export class PodSyncer {
   private async setUpVolumes(record: PodRecord): Promise<boolean> {
     // kubelet objectCache.Get: an object the API server has not listed yet is waited for (≤ 1 s).
     await this.d.configObjects.synced?.(record.pod);
-    const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable });
+    const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable, ...(this.d.tokens ? { tokens: this.d.tokens } : {}) });
     if (result.ok) {
       record.volumePaths = result.paths;
       return true;
@@ -789,6 +792,8 @@ export class PodSyncer {
       await this.d.runtime.removePodSandbox(record.sandboxId);
     }
     await this.d.volumes.tearDown(pod.metadata.uid ?? "");
+    // The projected volume's TearDownAt drops the pod's tokens from the token manager (projected.go).
+    this.d.tokens?.forgetPod(pod.metadata.uid ?? "");
   }
 
   /**

@@ -146,7 +146,8 @@ const volumeProjection = obj({
   configMap: configMapProjection,
   secret: configMapProjection,
   downwardAPI: obj({ items: arr(downwardAPIFile) }),
-  ...accepted("serviceAccountToken", "clusterTrustBundle", "podCertificate"),
+  serviceAccountToken: obj({ audience: str, expirationSeconds: int64, path: str, ...accepted("user") }, ["path"]),
+  ...accepted("clusterTrustBundle", "podCertificate"),
 });
 
 /** volumeSchema is core/v1 Volume: the sources probelet mounts typed, the others accepted (validation refuses them). */
@@ -285,7 +286,8 @@ const podStatus = obj({
   startTime: str,
   initContainerStatuses: arr(containerStatus),
   containerStatuses: arr(containerStatus),
-  ...accepted("hostIPs", "nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
+  hostIPs: arr(obj({ ip: str })),
+  ...accepted("nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
 });
 
 /** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */

@@ -12,7 +12,7 @@ import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
 import { validateEnvFrom, validateEnvValueFrom } from "./validation-env-sources.js";
-import { validateVolumeMounts, validateVolumes } from "./validation-volumes.js";
+import { validateVolumeMounts, validateVolumes, type VolumeValidationOptions } from "./validation-volumes.js";
 import { validateContainerSecurityContext, validatePodSecurityContext } from "./validation-security-context.js";
 import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
@@ -20,8 +20,8 @@ import type {
   ProbeHandler,
 } from "./types.js";
 
-/** ValidationOptions select version-dependent rules; defaults follow Kubernetes 1.37 (docs/feature-gates.md). */
-export interface ValidationOptions {
+/** ValidationOptions select version-dependent rules (defaults follow Kubernetes 1.37, docs/feature-gates.md) and what the node can mount. */
+export interface ValidationOptions extends VolumeValidationOptions {
   /**
    * ContainerRestartRules (beta, on by default since 1.35): any container may set restartPolicy
    * Always/Never/OnFailure. Off: regular containers may not set it and init containers accept
@@ -287,10 +287,16 @@ function validateInitContainers(pod: Pod, gracePeriod: number | undefined, rules
   return errs;
 }
 
-// validatePodVolumes: spec.volumes, then every container's volumeMounts against them.
-function validatePodVolumes(pod: Pod): FieldError[] {
+// validatePodVolumes: spec.volumes, then every container's volumeMounts against them; a token
+// projection needs a service account (validatePodMetadataAndSpec).
+function validatePodVolumes(pod: Pod, options: VolumeValidationOptions): FieldError[] {
   const volumes = pod.spec.volumes ?? [];
-  const errs = validateVolumes(volumes, "spec.volumes");
+  const errs = validateVolumes(volumes, "spec.volumes", options);
+  if (options.tokenRequests === true && (pod.spec.serviceAccountName ?? "") === "") {
+    volumes.forEach((v, i) => (v.projected?.sources ?? []).forEach((s, j) => {
+      if (s.serviceAccountToken) errs.push(forbidden(`spec.volumes[${i}].projected.sources[${j}].serviceAccountToken`, "must not be specified when serviceAccountName is not set"));
+    }));
+  }
   for (const [field, list] of [["containers", pod.spec.containers], ["initContainers", pod.spec.initContainers ?? []]] as const) {
     list.forEach((c, i) => errs.push(...validateVolumeMounts(c, volumes, child(index(`spec.${field}`, i), "volumeMounts"))));
   }
@@ -331,7 +337,7 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
   if (rules) errs.push(...validatePodRestartRules(pod, options.restartAllContainers ?? true));
   errs.push(...validatePodProbeExtensions(pod));
-  errs.push(...validatePodVolumes(pod));
+  errs.push(...validatePodVolumes(pod, options));
   errs.push(...validatePodSecurityContext(spec.securityContext, "spec.securityContext"));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));

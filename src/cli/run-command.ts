@@ -4,7 +4,7 @@
 import { stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isIP } from "node:net";
 import { Agent } from "../agent/agent.js";
@@ -34,6 +34,7 @@ import { formatEventLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
 import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
+import { requestTokensWith } from "../cluster/api-token-requests.js";
 import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
 import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/pod-cidr.js";
@@ -41,6 +42,9 @@ import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.j
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
 import { KUBELET_VERSION } from "../probe/user-agent.js";
+import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
+import { CLIENT_PAIR, loadClientCert, SERVING_PAIR } from "../cluster/tls-bootstrap.js";
+import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
 export const DEFAULT_LISTEN = "127.0.0.1:10255";
@@ -50,7 +54,8 @@ export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process [--pod-cidr CIDR]|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
                [--leave-running] [--probe-history-window DURATION] [--container-log-max-size QUANTITY] [--container-log-max-files N]
-               [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
+               [--kubeconfig FILE [--bootstrap-kubeconfig FILE] [--node-name NAME] [--node-ip IP] [--kubelet-port PORT]
+                [--client-ca-file FILE]]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -90,6 +95,15 @@ ${CONTAINER_LOG_HELP}      --log-level LEVEL  agent log level on stderr: debug, 
 Cluster mode (docs/cluster.md):
       --kubeconfig FILE  join the cluster of this kubeconfig as a node: register the Node, renew its
                          Lease, run the pods the scheduler binds to it and report their status
+      --bootstrap-kubeconfig FILE
+                         when --kubeconfig is missing or its client certificate expired, get a node
+                         certificate with this kubeconfig's bootstrap token (a CSR the cluster
+                         approves), keep it beside --kubeconfig and write --kubeconfig to use it; the
+                         certificate is rotated before it expires
+      --rotate-server-certificates
+                         request the daemon endpoint's certificate from the cluster
+                         (kubernetes.io/kubelet-serving CSRs, which someone must approve) and rotate it;
+                         the endpoint listens once the first one is issued
       --node-name NAME   the Node's name (default: the host name)
       --node-ip IP       the Node's InternalIP, where the API server reaches the daemon endpoint
                          (default: the first non-loopback IPv4 address)
@@ -154,7 +168,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return 2;
   }
   if (values.manifests !== undefined) await requireDirectory(values.manifests);
-  const cluster = await clusterSettings(values);
+  const cluster = await clusterSettings(values, clock, logger, ctx.signal);
 
   // The state directory is its owner's (state-directory.ts): refused, untouched, when it is not.
   const stateDir = await prepareStateDirectory(givenStateDir);
@@ -164,6 +178,8 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   // node's credentials as the kubelet's watch-based managers read them.
   const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
+  // And their service-account tokens come from TokenRequests, as the kubelet's token manager gets them.
+  const serviceAccountTokens = configClient === undefined ? undefined : new ServiceAccountTokens({ request: requestTokensWith(configClient), clock, logger: logger.child("cluster").child("tokens") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
     // Container logs and termination-message files live here; nobody else may even look in.
@@ -177,6 +193,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       containerLogs,
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
+      ...(serviceAccountTokens !== undefined ? { serviceAccountTokens } : {}),
     });
     // One agent, one set of console sessions, whichever of its listeners a browser or the CLI uses.
     const consoleSessions = new ConsoleSessions(clock);
@@ -204,7 +221,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
   } finally {
     await configObjects?.close();
     configClient?.close();
@@ -231,6 +248,8 @@ interface RunningAgent {
   stateDir: string;
   fingerprint: string | undefined;
   cluster: ClusterSettings | undefined;
+  /** The client the pods' ConfigMaps, Secrets and tokens are read with (cluster mode). */
+  configClient: ApiClient | undefined;
 }
 
 /** ClusterSettings are the checked cluster-mode flags. */
@@ -240,12 +259,18 @@ interface ClusterSettings {
   nodeIP: string;
   kubeletPort: number;
   clientCa: Buffer | undefined;
+  /** The client certificate of a TLS bootstrap, rotated from then on (--bootstrap-kubeconfig). */
+  clientCertificates?: CertificateStore;
 }
 
-/** clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without --kubeconfig). */
-async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]): Promise<ClusterSettings | undefined> {
+/**
+ * clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without
+ * --kubeconfig); with --bootstrap-kubeconfig it first makes sure the kubeconfig has a valid node
+ * client certificate, bootstrapping one as the kubelet does (tls-bootstrap.ts).
+ */
+async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"], clock: Clock, logger: Logger, signal: AbortSignal | undefined): Promise<ClusterSettings | undefined> {
   if (values.kubeconfig === undefined) {
-    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file"] as const) {
+    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file", "bootstrap-kubeconfig", "rotate-server-certificates"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --kubeconfig`);
     }
     return undefined;
@@ -258,13 +283,21 @@ async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--kubelet-port: Invalid value: "${values["kubelet-port"] ?? ""}": must be between 1 and 65535, inclusive`);
   const nodeIP = values["node-ip"] ?? defaultNodeIP();
   if (isIP(nodeIP) === 0) throw new UsageError(`--node-ip: Invalid value: "${nodeIP}": must be an IP address`);
+  if (values["rotate-server-certificates"] && values["client-ca-file"] === undefined) throw new UsageError("--rotate-server-certificates needs --client-ca-file: without it the daemon endpoint is not served");
+  if (values["rotate-server-certificates"] && values["tls-cert-file"] !== undefined) throw new UsageError("--rotate-server-certificates and --tls-cert-file exclude each other: the serving certificate comes from the cluster or from the file");
+  const bootstrapKubeconfig = values["bootstrap-kubeconfig"];
+  if (bootstrapKubeconfig !== undefined) {
+    // A failed bootstrap is not a usage error: the kubelet exits with it, and so does the agent.
+    await loadClientCert({ kubeconfig: values.kubeconfig, bootstrapKubeconfig, nodeName, clock, logger: logger.child("bootstrap"), userAgent: nodeUserAgent(KUBELET_VERSION), ...(signal ? { signal } : {}) });
+  }
   try {
     const credentials = await loadKubeconfig(values.kubeconfig);
     const caFile = values["client-ca-file"];
     const clientCa = caFile === undefined ? undefined : Buffer.from(await readFile(caFile).catch((err: unknown) => {
       throw new Error(`--client-ca-file ${caFile}: ${err instanceof Error ? err.message : String(err)}`);
     }));
-    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa };
+    const clientCertificates = bootstrapKubeconfig === undefined ? undefined : new CertificateStore(dirname(values.kubeconfig), CLIENT_PAIR);
+    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa, ...(clientCertificates ? { clientCertificates } : {}) };
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
@@ -355,6 +388,8 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
     },
     agent,
     ...(server !== undefined ? { server } : {}),
+    ...(cluster.clientCertificates !== undefined ? { clientCertificates: { store: cluster.clientCertificates, rotated: (cert: StoredCertificate) => run.configClient?.useClientCertificate(cert.cert, cert.key) } } : {}),
+    ...(run.values["rotate-server-certificates"] ? { servingCertificates: new CertificateStore(join(run.stateDir, "pki"), SERVING_PAIR) } : {}),
     clock,
     logger: logger.child("cluster"),
   });
@@ -466,6 +501,8 @@ function parseRunArgs(argv: readonly string[]) {
         "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
         kubeconfig: { type: "string" },
+        "bootstrap-kubeconfig": { type: "string" },
+        "rotate-server-certificates": { type: "boolean" },
         "node-name": { type: "string" },
         "node-ip": { type: "string" },
         "kubelet-port": { type: "string" },

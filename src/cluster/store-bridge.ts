@@ -123,8 +123,9 @@ export class StoreBridge {
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata as Pod["metadata"] & { resourceVersion?: string; managedFields?: unknown };
       // Admitted as the agent admits a pod it restores (defaulted and validated, UID kept), so the
-      // containers' spec hashes are the same when a restarted agent restores it from its state.
-      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true });
+      // containers' spec hashes are the same when a restarted agent restores it from its state;
+      // a node of a cluster requests its pods' service-account tokens (token-projection.ts).
+      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true, validation: { tokenRequests: true } });
       if (!created.ok) this.reject(pod, created.errors.join("; "));
       return;
     }

@@ -131,6 +131,12 @@ export interface ContainerInfo {
   attempt: number;
   state: ContainerState;
   image: string;
+  /**
+   * The image the runtime ran, by digest (CRI ContainerStatus.image_ref, e.g.
+   * "docker.io/library/busybox@sha256:…"); the pod status's imageID. Absent where the runtime runs
+   * no image (the process runtime).
+   */
+  imageRef?: string;
   /** ms since the epoch; 0 when not yet. */
   createdAt: number;
   startedAt: number;

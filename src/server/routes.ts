@@ -16,16 +16,17 @@ export const ROUTES: readonly Route[] = [
 ];
 
 /** RouteMatch is a matched route with its decoded path parameters. */
-export interface RouteMatch {
-  route: Route;
+export interface RouteMatch<R extends { pattern: string } = Route> {
+  route: R;
   params: Record<string, string>;
 }
 
 /**
  * matchRoute finds the route for a path ("/api/v1/namespaces/default/pods/web"). Segments are
- * percent-decoded; an empty or undecodable segment matches nothing (404).
+ * percent-decoded; an empty or undecodable segment matches nothing (404). Any table of patterns
+ * will do (the daemon endpoint has its own).
  */
-export function matchRoute(pathname: string, routes: readonly Route[] = ROUTES): RouteMatch | undefined {
+export function matchRoute<R extends { pattern: string } = Route>(pathname: string, routes: readonly R[] = ROUTES as unknown as readonly R[]): RouteMatch<R> | undefined {
   const segments = pathname.split("/").slice(1);
   for (const route of routes) {
     const pattern = route.pattern.split("/").slice(1);

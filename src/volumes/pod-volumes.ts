@@ -81,7 +81,7 @@ export class PodVolumes {
     }
     const dir = join(this.podDir(uid), "volumes", pluginDir(volume), volume.name);
     const made = await mkdir(dir, { recursive: true, mode: usesAtomicWriter(volume) ? 0o755 : 0o777 });
-    if (usesAtomicWriter(volume)) await writeAtomically(dir, volumePayload(ctx, volume));
+    if (usesAtomicWriter(volume)) await writeAtomically(dir, await volumePayload(ctx, volume));
     // kubelet emptydir setupDir: made 0777 whatever the umask, so a container of any user can write.
     else if (made !== undefined) await chmod(dir, 0o777);
     return dir;

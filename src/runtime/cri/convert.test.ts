@@ -136,7 +136,7 @@ test("containerConfig passes the rest of the security context as CRI's LinuxCont
   });
 });
 
-test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {
+test("containerInfo maps CRI's status: states, ns → ms, image_ref (the pod status's imageID), reason, message, log path", () => {
   const status: CriContainerStatus = {
     id: "c1",
     metadata: { name: "app", attempt: 1 },
@@ -146,7 +146,7 @@ test("containerInfo maps CRI's status: states, ns → ms, reason, message, log p
     finished_at: "1763779099999999999",
     exit_code: 137,
     image: { image: "localhost/probelet/busybox:1" },
-    image_ref: "sha256:abc",
+    image_ref: "localhost/probelet/busybox@sha256:abc",
     reason: "OOMKilled",
     message: "",
     labels: { l: "1" },
@@ -160,6 +160,7 @@ test("containerInfo maps CRI's status: states, ns → ms, reason, message, log p
     attempt: 1,
     state: "exited",
     image: "localhost/probelet/busybox:1",
+    imageRef: "localhost/probelet/busybox@sha256:abc",
     createdAt: 1763779096012,
     startedAt: 1763779096100,
     finishedAt: 1763779099999,

@@ -138,6 +138,7 @@ export function containerInfo(status: CriContainerStatus, podSandboxId: string):
     attempt: status.metadata?.attempt ?? 0,
     state: containerState(status.state),
     image: status.image?.image ?? "",
+    imageRef: status.image_ref,
     createdAt: nsToMs(status.created_at),
     startedAt: nsToMs(status.started_at),
     finishedAt: nsToMs(status.finished_at),
