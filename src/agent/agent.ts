@@ -23,7 +23,9 @@ import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
-import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
+import { watchApiPods } from "./api-pod-source.js";
+import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
+import { StaticPodMirrors } from "./static-pod-mirrors.js";
 import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
@@ -33,7 +35,7 @@ import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
 import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
-import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
+import { admitManifestPod, createApiPod, type AdmitResult } from "./pod-admission.js";
 import { ManifestConfigObjects } from "./manifest-config-objects.js";
 import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
@@ -92,6 +94,12 @@ export interface AgentOptions {
 
 export type { AdmitResult } from "./pod-admission.js";
 
+/** AdmitOptions describe where a manifest pod comes from. */
+export interface AdmitOptions {
+  /** The manifest is in a watched directory (`run --manifests`): its pods go when the file does. */
+  watched?: boolean;
+}
+
 /** Agent runs pods on one runtime with the kubelet's lifecycle. */
 export class Agent extends StoreView implements AgentApi {
   readonly probeManager: ProbeManager;
@@ -105,6 +113,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly manifestObjects: ManifestConfigObjects;
   /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
   readonly store: ObjectStore;
+  /** The store's mirror pods of the manifest pods. */
+  private readonly mirrors: StaticPodMirrors;
   readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
@@ -162,7 +172,15 @@ export class Agent extends StoreView implements AgentApi {
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
     this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
-    this.events = new EventStore(this.clock, nodeName, this.store);
+    // Events name the object clients see: a manifest pod's mirror.
+    this.events = new EventStore(this.clock, nodeName, this.store, (uid) => this.mirrors.mirrorUid(uid) ?? uid);
+    this.mirrors = new StaticPodMirrors(this.store, nodeName, {
+      running: (uid) => {
+        const worker = this.workers.get(uid);
+        return worker === undefined || worker.terminating || this.closing ? undefined : worker.record.pod;
+      },
+      remade: (uid) => this.publishPod(uid),
+    }, this.logger.child("mirrors"));
     this.metrics = new AgentMetrics();
     this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
     const runner = fullIdRunner(this.runtime);
@@ -215,6 +233,7 @@ export class Agent extends StoreView implements AgentApi {
       },
     });
     this.stopWatches.push(
+      () => this.mirrors.close(),
       watchApiPods(this.store, nodeName, this.apiPods),
       startNamespaceController(this.store, this.clock),
     );
@@ -354,11 +373,12 @@ export class Agent extends StoreView implements AgentApi {
 
   /**
    * admit runs a pod from a source. An "api" pod is created in the store exactly as the API's
-   * create would, and starts at once. A manifest pod gets a
-   * UID derived from its source and content and a mirror pod in the store; an existing pod of the
-   * same name from the same source is replaced when its content changed (static pod semantics).
+   * create would, and starts at once. A manifest pod (source `file:PATH`) is a static pod: it
+   * gets a UID derived from its source and content and a mirror pod in the store
+   * (static-pod-mirrors.ts); an existing pod of the same name from the same source is replaced
+   * when its content changed.
    */
-  admit(input: Pod, source: string, uid?: string): AdmitResult {
+  admit(input: Pod, source: string, options: AdmitOptions = {}): AdmitResult {
     if (source === "api") {
       // In process (tests, embedders) the pod's namespace is made if missing, as for a manifest
       // pod, and the pod runs at once; the source's notification then finds it running.
@@ -367,7 +387,7 @@ export class Agent extends StoreView implements AgentApi {
       if (created.ok) this.apiPods.add(created.pod);
       return created;
     }
-    const result = admitManifestPod(input, source, uid, this.clock.now());
+    const result = admitManifestPod(input, source, this.clock.now());
     if (!result.ok) return result;
     const pod = result.pod;
     const namespace = pod.metadata.namespace ?? "default";
@@ -382,7 +402,7 @@ export class Agent extends StoreView implements AgentApi {
     if (stored !== undefined && !isMirrorPod(stored)) return { ok: false, name, errors: [`pods "${name}" already exists (from api)`] };
     if (stored !== undefined) this.store.delete(PODS.name, namespace, name);
     ensureNamespace(this.store, namespace);
-    this.store.create(PODS.name, mirrorPodFor(pod, this.nodeName), { keepUid: true });
+    this.mirrors.create(pod, { file: source.startsWith("file:") ? source.slice("file:".length) : source, watched: options.watched === true });
     this.startWorker(pod, source);
     return { ok: true, pod };
   }
@@ -481,10 +501,12 @@ export class Agent extends StoreView implements AgentApi {
     if (!this.closing) {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
       void this.state.forgetPod(uid);
-      writePodStatus(this.store, record.pod, record.source !== "api", this.withStatus(record.pod).status);
-      removeStoredPod(this.store, record.pod);
+      const mirrorUid = this.mirrors.mirrorUid(uid);
+      writePodStatus(this.store, record.pod, this.withStatus(record.pod).status, mirrorUid);
+      removeStoredPod(this.store, record.pod, mirrorUid);
       if (record.source === "api") void this.apiPods.save();
     }
+    this.mirrors.forget(uid);
     this.statusManager.removePod(uid);
     this.configObjects.unregisterPod?.(record.pod);
     this.history.forget(uid, this.closing);
@@ -508,38 +530,39 @@ export class Agent extends StoreView implements AgentApi {
       // own termination of the pods publishes (that would leave the restored pod terminal).
       if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
+    writePodStatus(this.store, worker.record.pod, pod.status, this.mirrors.mirrorUid(uid));
   }
 
   // ---- deletion for in-process callers, and the node's functions ----
 
   /**
    * deletePod deletes a pod as DELETE …/pods/{name} does (graceful unless grace is 0) and
-   * returns it as it is now; a manifest pod is terminated directly. Throws ApiError NotFound.
+   * returns it as it is now. A manifest pod's mirror is deleted and made again, the pod runs on
+   * (static-pod-mirrors.ts). Throws ApiError NotFound.
    */
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
-    const stored = this.getPod(namespace, name);
-    const worker = this.workers.get(stored.metadata.uid ?? "");
-    if (isMirrorPod(stored)) {
-      if (worker !== undefined) void this.deleteRecord(worker, gracePeriodSeconds);
-      return this.getPod(namespace, name);
-    }
+    this.getPod(namespace, name);
     const request = { preconditions: {}, dryRun: false, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) };
     return structuredClone(deleteObject(this.store, PODS, namespace, name, request, this.clock.now()).object) as Pod;
   }
 
-  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI). */
+  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI); a static pod is not terminated. */
   async deletePodAndWait(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
     const stored = this.store.get<Pod>(PODS.name, namespace, name);
     if (stored === undefined) return;
-    const worker = this.workers.get(stored.metadata.uid ?? "");
+    const worker = isMirrorPod(stored) ? undefined : this.workers.get(stored.metadata.uid ?? "");
     this.deletePod(namespace, name, gracePeriodSeconds);
     if (worker !== undefined) await this.deleteRecord(worker, gracePeriodSeconds);
   }
 
+  /** workerOf is the pod worker of a stored pod: an API pod's own, a mirror pod's static pod's. */
+  private workerOf(stored: Pod): PodWorker | undefined {
+    return this.workers.get(this.podUidOf(stored));
+  }
+
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
-    const worker = this.workers.get(pod.metadata.uid ?? "");
+    const worker = this.workerOf(pod);
     if (worker === undefined) throw new ApiError("NotFound", `pods "${request.name}" not found`);
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
   }
@@ -549,11 +572,16 @@ export class Agent extends StoreView implements AgentApi {
   }
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
-    return this.history.list(this.getPod(namespace, name).metadata.uid ?? "");
+    return this.history.list(this.podUidOf(this.getPod(namespace, name)));
   }
 
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
-    return this.history.query(this.getPod(namespace, name).metadata.uid ?? "", query);
+    return this.history.query(this.podUidOf(this.getPod(namespace, name)), query);
+  }
+
+  /** podUidOf is the UID the agent runs a stored pod under (a mirror pod's: its static pod's). */
+  private podUidOf(stored: Pod): string {
+    return staticPodUid(stored) ?? stored.metadata.uid ?? "";
   }
 
   /** probeHistoryWindowMs is how long probe history is kept. */

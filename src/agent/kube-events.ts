@@ -33,6 +33,8 @@ export class EventStore implements EventRecorder {
     private readonly clock: Clock,
     private readonly host: string,
     private readonly store: ObjectStore,
+    /** The UID an event names for a pod's UID (a manifest pod's events name its mirror pod). */
+    private readonly involvedUid: (uid: string) => string = (uid) => uid,
   ) {
     this.correlator = new EventCorrelator(clock);
   }
@@ -56,7 +58,7 @@ export class EventStore implements EventRecorder {
         apiVersion: "v1",
         namespace,
         ...(pod.metadata.name !== undefined ? { name: pod.metadata.name } : {}),
-        ...(pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {}),
+        ...(pod.metadata.uid !== undefined ? { uid: this.involvedUid(pod.metadata.uid) } : {}),
         ...(fieldPath !== undefined ? { fieldPath } : {}),
       },
       reason,

@@ -15,12 +15,12 @@ import type { Logger } from "../util/logger.js";
 import type { Pod } from "../api/types.js";
 import { readFileBounded } from "../util/read-bounded-file.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
-import type { AdmitResult } from "./agent.js";
+import type { AdmitOptions, AdmitResult } from "./agent.js";
 import { collectManifestObject, emptyManifestObjects, type ManifestObjects, type ObjectRef } from "./manifest-objects.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
 export interface PodAdmitter {
-  admit(pod: Pod, source: string): AdmitResult;
+  admit(pod: Pod, source: string, options?: AdmitOptions): AdmitResult;
   removeSource(source: string, keep?: ReadonlySet<string>): void;
   /**
    * putConfigObjects makes the store hold a source's ConfigMaps and Secrets (ManifestConfigObjects.put);
@@ -94,7 +94,7 @@ export function applyManifest(admitter: PodAdmitter, text: string, fileName: str
   report.errors.push(...errors, ...admitter.putConfigObjects(source, configObjects, refused).map((e) => (e.startsWith(" ") ? e : `${fileName}: ${e}`)));
   const keep = new Set<string>();
   for (const pod of checked.pods) {
-    const result = admitter.admit(pod, source);
+    const result = admitter.admit(pod, source, { watched: replaceSource });
     if (result.ok) {
       keep.add(result.pod.metadata.uid ?? "");
       report.admitted.push(`${result.pod.metadata.namespace ?? "default"}/${result.pod.metadata.name ?? ""}`);
