@@ -26,6 +26,8 @@ import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { watchApiPods } from "./api-pod-source.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
+import { fitsHostPorts, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
+import { podQOSClass } from "../status/qos.js";
 import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
@@ -44,7 +46,7 @@ import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
-import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
+import { allContainers, isTerminal, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
@@ -152,6 +154,10 @@ export class Agent extends StoreView implements AgentApi {
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
   private closing = false;
+  /** The pods that passed the node's admission (the kubelet's admitted pods); only these are synced. */
+  private readonly admitted = new Set<string>();
+  /** The admissions in progress, one after the other (the runtime's answer may take a moment). */
+  private admissions: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: AgentOptions) {
     super();
@@ -413,6 +419,8 @@ export class Agent extends StoreView implements AgentApi {
     const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
+        // A pod is synced once admitted (a rejected pod never runs: HandlePodAdditions skips it).
+        if (!this.admitted.has(r.pod.metadata.uid ?? "")) return;
         // kubelet syncLoop: no pod is synced while runtimeErrors() reports anything.
         if (this.pleg.runtimeState.errors(this.clock.now()).length > 0) {
           this.syncsSkipped = true;
@@ -439,7 +447,57 @@ export class Agent extends StoreView implements AgentApi {
       this.saved.delete(uid);
       this.statusManager.setPodStatus(pod, saved);
     }
-    worker.queueSync();
+    this.admitToNode(worker);
+  }
+
+  /**
+   * admitToNode runs the kubelet's admission of a new pod (HandlePodAdditions → canAdmitPod, in
+   * the order pods arrive): a pod that wants a host port an active pod holds is rejected with the
+   * NodePorts predicate's reason and message (node-ports.ts; where pods share the host's network,
+   * container ports are host ports), and a probe aimed at another pod's port there is warned
+   * about. A pod already in a terminal phase (restored) is not checked. Then its first sync.
+   */
+  private admitToNode(worker: PodWorker): void {
+    const check = (shared: boolean): void => {
+      if (worker.finished) return;
+      const pod = worker.record.pod;
+      const uid = pod.metadata.uid ?? "";
+      if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
+        const active = this.activePods();
+        if (!fitsHostPorts(pod, active, shared)) {
+          this.rejectPod(pod, NODE_PORTS_REASON, NODE_PORTS_MESSAGE);
+          return;
+        }
+        for (const warning of probePortsOfOthers(pod, active, shared)) this.events.event({ pod }, "Warning", PROBE_PORT_IN_USE, warning);
+      }
+      this.admitted.add(uid);
+      worker.queueSync();
+    };
+    const shares = this.runtime.podsShareHostNetwork?.bind(this.runtime);
+    if (shares === undefined) check(false);
+    else this.admissions = this.admissions.then(shares).then(check, () => check(true));
+  }
+
+  /**
+   * activePods are the admitted pods that hold their resources (kubelet GetActivePods): not
+   * finished, not in a terminal phase unless still terminating, and not a manifest pod its source
+   * is replacing or removing (the kubelet's pod manager drops a static pod at once).
+   */
+  private activePods(): Pod[] {
+    return [...this.workers.values()]
+      .filter((w) => {
+        const uid = w.record.pod.metadata.uid ?? "";
+        if (!this.admitted.has(uid) || w.finished || (w.terminating && w.record.source !== "api")) return false;
+        return w.terminating || !isTerminal(this.statusManager.getPodStatus(uid));
+      })
+      .map((w) => w.record.pod);
+  }
+
+  /** rejectPod fails a pod the node cannot run, as kubelet rejectPod does: a Warning event and phase Failed, `Pod was rejected: …`. */
+  private rejectPod(pod: Pod, reason: string, message: string): void {
+    this.logger.warn("Pod rejected at admission", { pod: `${pod.metadata.namespace ?? "default"}/${pod.metadata.name ?? ""}`, reason, message });
+    this.events.event({ pod }, "Warning", reason, message);
+    this.statusManager.setPodStatus(pod, { phase: "Failed", reason, message: `Pod was rejected: ${message}`, qosClass: podQOSClass(pod) });
   }
 
   /**
@@ -507,6 +565,7 @@ export class Agent extends StoreView implements AgentApi {
       if (record.source === "api") void this.apiPods.save();
     }
     this.mirrors.forget(uid);
+    this.admitted.delete(uid);
     this.statusManager.removePod(uid);
     this.configObjects.unregisterPod?.(record.pod);
     this.history.forget(uid, this.closing);

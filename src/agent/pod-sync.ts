@@ -738,7 +738,7 @@ export function allContainers(pod: Pod): Container[] {
 }
 
 /** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-function isTerminal(status: PodStatus | undefined): boolean {
+export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 

@@ -189,6 +189,12 @@ export interface Runtime extends CommandRunner {
    * now, or undefined when it can; the agent then holds such containers back with this reason.
    */
   mountsUnsupportedReason(): Promise<string | undefined>;
+  /**
+   * podsShareHostNetwork tells whether pods that are not hostNetwork still run in the host's
+   * network namespace (the process runtime without pod networks), so that their container ports
+   * are host ports. A runtime without it gives every such pod a network namespace of its own (CRI).
+   */
+  podsShareHostNetwork?(): Promise<boolean>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 

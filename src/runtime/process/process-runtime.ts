@@ -156,6 +156,12 @@ export class ProcessRuntime implements Runtime {
     return undefined;
   }
 
+  /** podsShareHostNetwork: pods share the host's network unless they get pod network namespaces (root, the CNI plugins). */
+  async podsShareHostNetwork(): Promise<boolean> {
+    await this.ready;
+    return this.network === undefined;
+  }
+
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
     return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: await packageVersion() };
   }
