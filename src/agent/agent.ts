@@ -416,7 +416,7 @@ export class Agent extends StoreView implements AgentApi {
   /** startWorker begins running an admitted pod: its worker, its saved status if any, its first sync. */
   private startWorker(pod: Pod, source: string): void {
     const uid = pod.metadata.uid ?? "";
-    const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
+    const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
         // A pod is synced once admitted (a rejected pod never runs: HandlePodAdditions skips it).

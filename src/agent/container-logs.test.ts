@@ -32,7 +32,7 @@ test("logs and logs --previous follow the status: first instance, restarted, in 
   const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
   agent.start();
   t.after(() => agent.close(0));
-  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
+  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });
   await writeLog(runtime);
 
   // Running, first instance: there is no previous one.

@@ -81,8 +81,8 @@ export interface PodRecord {
   podIP: string;
   /** When the agent first admitted the pod (ms). */
   startTime: number;
-  /** Containers whose image warning was already emitted. */
-  imageWarned: Set<string>;
+  /** Set once the process runtime's ImageIgnored event was recorded for the pod. */
+  imageNoted?: boolean;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
   /** Host path of every volume of the pod, by volume name, once set up. */
@@ -464,9 +464,12 @@ export class PodSyncer {
     const mounts = await this.mountsFor(record, spec);
     if (typeof mounts === "string") return this.configFailed(record, spec, mounts);
     const argv = expandCommandAndArgs(spec, env.env);
-    if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
-      record.imageWarned.add(spec.name);
-      this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
+    if (this.d.runtime.type === "process" && record.imageNoted !== true) {
+      // Where the kubelet records a Normal image event (Pulled) per start: once per pod, as Normal,
+      // since every container must name an image and nothing is wrong with that.
+      record.imageNoted = true;
+      const images = [...new Set(allContainers(pod).map((c) => c.image ?? ""))].join(", ");
+      this.d.events.event({ pod }, "Normal", "ImageIgnored", `The process runtime runs this pod's commands on this machine; its images are not used: ${images}`);
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);

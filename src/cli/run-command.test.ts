@@ -13,6 +13,7 @@ metadata: {name: risky}
 spec:
   containers:
   - name: app
+    image: busybox
     command: ["sleep", "30"]
     livenessProbe:
       exec: {command: ["true"]}

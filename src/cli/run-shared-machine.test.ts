@@ -28,6 +28,7 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
+    image: busybox
     command: ["sleep", "300"]
 `;
 
