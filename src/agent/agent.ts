@@ -245,20 +245,24 @@ export class Agent extends StoreView implements AgentApi {
     );
   }
 
-  /** wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write status then sync. */
+  /**
+   * wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write
+   * status then sync. The kubelet's channels carry the workers' initial values too.
+   */
   private wireProbeReactions(): void {
     const pm = this.probeManager;
+    const initial = { initial: true };
     pm.livenessManager.subscribe((u) => {
       if (u.result === "Failure") this.handleProbeSync(u.podUid);
-    });
+    }, initial);
     pm.readinessManager.subscribe((u) => {
       this.statusManager.setContainerReadiness(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
-    });
+    }, initial);
     pm.startupManager.subscribe((u) => {
       this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
-    });
+    }, initial);
   }
 
   /** configObjectChanged syncs every pod that reads the changed ConfigMap or Secret (env or volume). */
