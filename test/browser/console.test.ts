@@ -50,7 +50,7 @@ test(
     await writeFile(
       manifest,
       [
-        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app",
+        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app\n      image: busybox",
         `      command: ["sh", "-c", "touch ${heartbeat}; echo started; sleep 4; rm -f ${heartbeat}; echo heartbeat stopped; exec sleep 600"]`,
         `      livenessProbe: { exec: { command: ["sh", "-c", "if [ -e ${heartbeat} ]; then echo alive; else echo no heartbeat file; exit 1; fi"] }, periodSeconds: 1, failureThreshold: 3, timeoutSeconds: 1 }`,
         `      readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 }`,
