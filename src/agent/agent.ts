@@ -674,11 +674,37 @@ export class Agent extends StoreView implements AgentApi {
     return this.pleg.runtimeState.errors(this.clock.now());
   }
 
-  /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
+  /**
+   * close stops every pod gracefully (each with its own grace period), then the probe workers.
+   * The pods it stopped start afresh under the next agent (forgetStopped: restart counts, last states
+   * and logs go with their containers); a pod that had already finished keeps its final status.
+   * Idempotent.
+   */
   async close(gracePeriodSeconds?: number): Promise<void> {
     this.beginShutdown();
+    const stopped = this.runningPodUids();
     await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    await this.forgetStopped(stopped);
     await this.finishShutdown();
+  }
+
+  /** runningPodUids are the pods not in a terminal phase: those a shutdown stops. */
+  private runningPodUids(): Set<string> {
+    return new Set([...this.workers.keys()].filter((uid) => !isTerminal(this.statusManager.getPodStatus(uid))));
+  }
+
+  /**
+   * forgetStopped makes the pods a shutdown stopped start afresh next time, as pods whose
+   * containers were killed and removed: their saved statuses go, and their dead containers,
+   * sandboxes and log directories are collected (kill -9 and detach keep all of it: the next
+   * agent adopts the containers with their counts). API pods' specs stay saved.
+   */
+  private async forgetStopped(stopped: ReadonlySet<string>): Promise<void> {
+    await Promise.all([...stopped].map((uid) => this.state.forgetPod(uid)));
+    await this.gcRun;
+    // A runtime that is down keeps them (the next agent then adopts them, counts and all).
+    await collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => !stopped.has(uid), logger: this.logger.child("gc") })
+      .catch((err: unknown) => this.logger.warn("Cannot remove the stopped pods' containers", { err: err instanceof Error ? err.message : String(err) }));
   }
 
   /** beginShutdown stops the loop and the store watches; pods that end from now on stay saved. */
@@ -710,15 +736,17 @@ export class Agent extends StoreView implements AgentApi {
     await this.finishShutdown();
   }
 
-  /** destroy kills every pod at once (a second signal): no grace, no preStop. */
+  /** destroy kills every pod at once (a second signal): no grace, no preStop; as after close, they start afresh next time. */
   async destroy(): Promise<void> {
     this.beginShutdown();
+    const stopped = this.runningPodUids();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {
         if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
         await this.deleteRecord(w, 0);
       }),
     );
+    await this.forgetStopped(stopped);
     await this.finishShutdown();
   }
 }
