@@ -15,7 +15,7 @@ import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js"
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
-import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange } from "../prober/probe-history.js";
+import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
 import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -636,6 +636,10 @@ export class Agent extends StoreView implements AgentApi {
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
     return this.history.list(this.podUidOf(this.getPod(namespace, name)));
+  }
+
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[] {
+    return this.history.runs(this.podUidOf(this.getPod(namespace, name)));
   }
 
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
