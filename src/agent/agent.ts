@@ -60,6 +60,12 @@ import { nodeAllocatable } from "../volumes/node-allocatable.js";
 import { PodVolumes } from "../volumes/pod-volumes.js";
 import { referencesObject } from "../volumes/volume-payload.js";
 
+/** MANIFEST_REJECTED is the reason of the node event about a manifest file that did not apply. */
+export const MANIFEST_REJECTED = "ManifestRejected";
+
+/** MAX_MANIFEST_ERROR_CHARS bounds the errors a manifest event quotes. */
+const MAX_MANIFEST_ERROR_CHARS = 1024;
+
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
 const TERMINATE_RETRY_DELAY_MS = 1000;
 
@@ -510,6 +516,16 @@ export class Agent extends StoreView implements AgentApi {
    */
   putConfigObjects(source: string, objects: readonly KubeObject[], keep: readonly ObjectRef[] = []): string[] {
     return this.manifestObjects.put(source, objects, keep);
+  }
+
+  /**
+   * manifestRejected records what a watched manifest file could not apply as a Warning event on
+   * the node (`probelet get events`, kubectl get events), besides the agent's log: pods already
+   * running from the file keep running. Beyond the kubelet, which only logs it.
+   */
+  manifestRejected(file: string, errors: readonly string[]): void {
+    const text = errors.map((e) => e.trim()).join("; ");
+    this.events.nodeEvent("Warning", MANIFEST_REJECTED, `Manifest ${file} not applied (what runs from it keeps running): ${text.length > MAX_MANIFEST_ERROR_CHARS ? `${text.slice(0, MAX_MANIFEST_ERROR_CHARS)}…` : text}`);
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */

@@ -27,6 +27,8 @@ export interface PodAdmitter {
    * returns the errors.
    */
   putConfigObjects(source: string, objects: readonly KubeObject[], keep?: readonly ObjectRef[]): string[];
+  /** manifestRejected is told what a watched manifest file could not apply (the agent records an event). */
+  manifestRejected?(file: string, errors: readonly string[]): void;
 }
 
 /** SourceReport lists what loading one manifest text produced. */
@@ -187,6 +189,7 @@ export class ManifestDirectory {
         this.seen.set(path, TOO_LARGE);
         const report: SourceReport = { source: `file:${path}`, admitted: [], errors: [`${name}: ${tooLargeMessage(MAX_INPUT_BYTES)}`], warnings: [] };
         this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+        this.admitter.manifestRejected?.(path, report.errors);
         this.onReport(report);
         continue;
       }
@@ -195,7 +198,10 @@ export class ManifestDirectory {
       if (this.seen.get(path) === hash) continue;
       this.seen.set(path, hash);
       const report = applyManifest(this.admitter, text, name, `file:${path}`, true);
-      if (report.errors.length > 0) this.logger.error("Manifest not applied in full; what it refused keeps running as before", { file: path, errors: report.errors });
+      if (report.errors.length > 0) {
+        this.logger.error("Manifest not applied in full; what it refused keeps running as before", { file: path, errors: report.errors });
+        this.admitter.manifestRejected?.(path, report.errors);
+      }
       this.onReport(report);
     }
     for (const path of [...this.seen.keys()]) {
