@@ -26,7 +26,7 @@ import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
 import { watchApiPods } from "./api-pod-source.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
-import { fitsHostPorts, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
+import { fitsHostPorts, hostPortsOf, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
 import { podQOSClass } from "../status/qos.js";
 import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
@@ -162,6 +162,8 @@ export class Agent extends StoreView implements AgentApi {
   private closing = false;
   /** The pods that passed the node's admission (the kubelet's admitted pods); only these are synced. */
   private readonly admitted = new Set<string>();
+  /** The admitted pods that hold host ports, by UID: what a new pod's ports are checked against. */
+  private readonly portHolders = new Map<string, PodWorker>();
   /** The admissions in progress, one after the other (the runtime's answer may take a moment). */
   private admissions: Promise<void> = Promise.resolve();
 
@@ -473,7 +475,7 @@ export class Agent extends StoreView implements AgentApi {
       const pod = worker.record.pod;
       const uid = pod.metadata.uid ?? "";
       if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
-        const active = this.activePods();
+        const active = this.activePortHolders();
         if (!fitsHostPorts(pod, active, shared)) {
           this.rejectPod(pod, NODE_PORTS_REASON, NODE_PORTS_MESSAGE);
           return;
@@ -481,6 +483,7 @@ export class Agent extends StoreView implements AgentApi {
         for (const warning of probePortsOfOthers(pod, active, shared)) this.events.event({ pod }, "Warning", PROBE_PORT_IN_USE, warning);
       }
       this.admitted.add(uid);
+      if (hostPortsOf(pod, shared).length > 0) this.portHolders.set(uid, worker);
       worker.queueSync();
     };
     const shares = this.runtime.podsShareHostNetwork?.bind(this.runtime);
@@ -489,18 +492,16 @@ export class Agent extends StoreView implements AgentApi {
   }
 
   /**
-   * activePods are the admitted pods that hold their resources (kubelet GetActivePods): not
-   * finished, not in a terminal phase unless still terminating, and not a manifest pod its source
-   * is replacing or removing (the kubelet's pod manager drops a static pod at once).
+   * activePortHolders are the admitted pods holding host ports that are active (kubelet
+   * GetActivePods): not finished, not in a terminal phase unless still terminating, and not a
+   * manifest pod its source is replacing or removing (the kubelet's pod manager drops a static pod
+   * at once). Only pods with host ports are kept track of, so admission costs no more with
+   * thousands of pods that have none.
    */
-  private activePods(): Pod[] {
-    return [...this.workers.values()]
-      .filter((w) => {
-        const uid = w.record.pod.metadata.uid ?? "";
-        if (!this.admitted.has(uid) || w.finished || (w.terminating && w.record.source !== "api")) return false;
-        return w.terminating || !isTerminal(this.statusManager.getPodStatus(uid));
-      })
-      .map((w) => w.record.pod);
+  private activePortHolders(): Pod[] {
+    return [...this.portHolders]
+      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isTerminal(this.statusManager.getPodStatus(uid))))
+      .map(([, w]) => w.record.pod);
   }
 
   /** rejectPod fails a pod the node cannot run, as kubelet rejectPod does: a Warning event and phase Failed, `Pod was rejected: …`. */
@@ -586,6 +587,7 @@ export class Agent extends StoreView implements AgentApi {
     }
     this.mirrors.forget(uid);
     this.admitted.delete(uid);
+    this.portHolders.delete(uid);
     this.statusManager.removePod(uid);
     this.configObjects.unregisterPod?.(record.pod);
     this.history.forget(uid, this.closing);
