@@ -107,7 +107,7 @@ test(
     const created = await fetch(`${api}/api/v1/namespaces/default/pods`, {
       method: "POST",
       headers: { ...bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", command: ["sleep", "600"] }] } }),
+      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "600"] }] } }),
     });
     assert.equal(created.status, 201);
     await page.waitForSelector('tr[data-pod="late"]', { timeout: 10_000 });
