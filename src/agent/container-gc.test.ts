@@ -186,7 +186,7 @@ describe("collectContainerGarbage", () => {
 
 test("the agent collects once a minute: a crash loop keeps one dead container, restart count and last state intact", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  await admitRunning(agent, clock, { metadata: { name: "loop", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
+  await admitRunning(agent, clock, { metadata: { name: "loop", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });
   // Crash the container every time it runs, for 50 fake seconds: back-off 10 s, 20 s, … gives a few restarts.
   for (let s = 0; s < 50; s++) {
     const current = runtime.current("app");

@@ -35,7 +35,7 @@ async function startWithWeb(t: TestContext): Promise<{ clock: FakeClock; runtime
   const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
   agent.start();
   t.after(() => agent.close(0));
-  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
+  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });
   return { clock, runtime, agent };
 }
 

@@ -87,8 +87,8 @@ export interface PodRecord {
   podIP: string;
   /** When the agent first admitted the pod (ms). */
   startTime: number;
-  /** Containers whose image warning was already emitted. */
-  imageWarned: Set<string>;
+  /** Set once the process runtime's ImageIgnored event was recorded for the pod. */
+  imageNoted?: boolean;
   /** Containers whose unbindable terminationMessagePath was already warned about. */
   messagePathWarned?: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
@@ -547,9 +547,12 @@ export class PodSyncer {
     const refused = await this.securityRefused(pod, spec, security);
     if (refused !== undefined) return this.configFailed(record, spec, refused);
     const argv = expandCommandAndArgs(spec, env.env);
-    if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
-      record.imageWarned.add(spec.name);
-      this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
+    if (this.d.runtime.type === "process" && record.imageNoted !== true) {
+      // Where the kubelet records a Normal image event (Pulled) per start: once per pod, as Normal,
+      // since every container must name an image and nothing is wrong with that.
+      record.imageNoted = true;
+      const images = [...new Set(allContainers(pod).map((c) => c.image ?? ""))].join(", ");
+      this.d.events.event({ pod }, "Normal", "ImageIgnored", `The process runtime runs this pod's commands on this machine; its images are not used: ${images}`);
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
@@ -904,7 +907,7 @@ export function allContainers(pod: Pod): Container[] {
 }
 
 /** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-function isTerminal(status: PodStatus | undefined): boolean {
+export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 

@@ -176,6 +176,7 @@ test("absent required fields decode to Go's zero values, so validation reports t
   const result = defaultAndValidatePod(pods[0]!);
   assert.deepEqual(result.ok ? [] : formatFieldErrors(result.errors), [
     "spec.containers[0].name: Required value",
+    "spec.containers[0].image: Required value",
     "spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive",
   ]);
 });

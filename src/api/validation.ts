@@ -214,6 +214,8 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   const name = child(path, "name");
   if (c.name === "") errs.push(required(name));
   else errs.push(...isDNS1123Label(c.name).map((m) => invalid(name, c.name, m)));
+  // validateContainerCommon: an image is required on every container (the process runtime ignores it).
+  if ((c.image ?? "") === "") errs.push(required(child(path, "image")));
   errs.push(...validateTerminationMessagePath(c.terminationMessagePath ?? "", child(path, "terminationMessagePath")));
   const tmp = c.terminationMessagePolicy ?? "";
   if (tmp === "") errs.push(required(child(path, "terminationMessagePolicy")));

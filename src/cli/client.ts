@@ -6,7 +6,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import { goQuote } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
 import { UsageError } from "./args.js";
 import { agentTarget, type AgentTarget, type CredentialFlags, type Credentials } from "./client-credentials.js";
 import { sendRequest } from "./http-transport.js";
@@ -177,6 +177,12 @@ export class StatusClient {
   async probeHistory(namespace: string, name: string): Promise<ProbeHistoryEntry[]> {
     const list = (await this.json("GET", `${podPath(namespace, name)}/probes`)) as { items?: ProbeHistoryEntry[] };
     return list.items ?? [];
+  }
+
+  /** probeHistoryRuns fetches a pod's probe history as runs of identical results, oldest first. */
+  async probeHistoryRuns(namespace: string, name: string): Promise<ProbeHistorySegment[]> {
+    const list = (await this.json("GET", `${podPath(namespace, name)}/probes`)) as { runs?: ProbeHistorySegment[] };
+    return list.runs ?? [];
   }
 
   /**

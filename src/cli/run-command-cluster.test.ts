@@ -31,7 +31,7 @@ test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, 
     [["--kubeconfig", good, "--rotate-server-certificates", "--client-ca-file", good, "--tls-cert-file", good, "--tls-private-key-file", good], /error: --rotate-server-certificates and --tls-cert-file exclude each other/],
   ];
   for (const [args, expected] of cases) {
-    const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, command: [sleep, '1']}]}\n" });
+    const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: busybox, command: [sleep, '1']}]}\n" });
     assert.equal(run.code, 2, args.join(" "));
     assert.match(run.stderr, expected, run.stderr);
     assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");

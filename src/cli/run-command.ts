@@ -30,7 +30,7 @@ import { UsageError } from "./args.js";
 import { CONTAINER_LOG_HELP, CONTAINER_LOG_OPTIONS, containerLogPolicy } from "./container-log-flags.js";
 import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
-import { formatEventLine, formatPodLine } from "./live-view.js";
+import { formatEventLine, formatLogLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
 import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
@@ -89,7 +89,8 @@ Flags:
       --probe-history-window DURATION
                          how long each probe's history is kept, in memory (bounded) and in the state
                          directory, for the console and describe/explain (default 24h; 1m to 168h)
-${CONTAINER_LOG_HELP}      --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
+${CONTAINER_LOG_HELP}      --log-level LEVEL  agent log level: debug, info, warn, error (default warn); log lines are part of
+                         the live view (\`log  warn  …\`), with -q JSON lines on stderr
   -q, --quiet            no live view
 
 Cluster mode (docs/cluster.md):
@@ -144,7 +145,9 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const level = parseLevel(values["log-level"] ?? "warn");
   const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
   const containerLogs = containerLogPolicy(values);
-  const logger = createLogger({ level });
+  // With the live view on, the agent's log lines are lines of the view (stdout), not JSON on stderr
+  // between its lines; with -q they are JSON lines on stderr, for a collector.
+  const logger = values.quiet ? createLogger({ level }) : createLogger({ level, write: ctx.stdout, format: formatLogLine });
   const clock = ctx.clock ?? systemClock;
 
   const manifests: { name: string; text: string }[] = [];

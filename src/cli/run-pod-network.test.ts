@@ -70,7 +70,7 @@ const podReady = (pod: Pod | undefined): boolean => pod?.status?.conditions?.som
 function webPod(name: string): string {
   const server = `require("http").createServer((q, r) => r.end("${name}")).listen(8080)`;
   return [
-    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: web`,
+    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: web\n      image: busybox`,
     `      command: ${JSON.stringify([process.execPath, "-e", server])}`,
     "      readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 1 }",
   ].join("\n");

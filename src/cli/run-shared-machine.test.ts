@@ -28,6 +28,7 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
+    image: busybox
     command: ["sleep", "300"]
 `;
 
@@ -136,7 +137,7 @@ test("the owner's CLI needs no token flag; a local non-owner gets 401 for everyt
     const fs = require("node:fs");
     const out = { tokenReadable: true };
     try { fs.readFileSync(process.argv[2]); } catch (e) { out.tokenReadable = e.code; }
-    const body = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "takeover" }, spec: { containers: [{ name: "c", command: ["id"] }] } });
+    const body = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "takeover" }, spec: { containers: [{ name: "c", image: "busybox", command: ["id"] }] } });
     const asks = [["GET", "/healthz"], ["GET", "/api/v1/pods"], ["GET", "/api/v1/namespaces/default/pods/secret-env"], ["GET", "/api/v1/namespaces/default/pods/secret-env/log"],
       ["POST", "/api/v1/namespaces/default/pods", body], ["DELETE", "/api/v1/namespaces/default/pods/secret-env"], ["GET", "/metrics"], ["GET", "/api/v1/events"]];
     (async () => {

@@ -8,7 +8,7 @@
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
 import type { Pod } from "../api/types.js";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
-import { ANNOTATION_CONFIG_SOURCE, isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
+import { ANNOTATION_CONFIG_SOURCE, isMirrorPod } from "../api/mirror-pod.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { EVENTS } from "../apiserver/resources/events.js";
@@ -17,7 +17,6 @@ import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Logger } from "../util/logger.js";
-import { isMirrorPod } from "./mirror-pods.js";
 import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
 
 /** withMutableFields is `stored` with the images and activeDeadlineSeconds of `latest`. */
@@ -169,7 +168,7 @@ export class StoreBridge {
 
   private onStorePod(event: StoreEvent<Pod>): void {
     const pod = event.object;
-    if (isStoreMirrorPod(pod)) {
+    if (isMirrorPod(pod)) {
       this.options.staticPods({ type: event.type, object: pod });
       return;
     }

@@ -335,7 +335,7 @@ test("[case 130] container ID change → old entry removed silently, new ID gets
   const env = newTestEnv();
   const results = new ResultsManager();
   const updates: string[] = [];
-  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`));
+  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`), { initial: true });
   env.exec.outcome = { result: "failure", output: "" };
   const probe = defaultTestProbe({ failureThreshold: 1, initialDelaySeconds: 5 });
   const { worker } = newTestWorker(env, "liveness", testPodWithProbe("liveness", probe), results);

@@ -244,6 +244,12 @@ export interface Runtime extends CommandRunner {
    * the runAsNonRoot check); undefined when the image is not present (the create then fails).
    */
   imageUser(image: string): Promise<ImageUser | undefined>;
+  /**
+   * podsShareHostNetwork tells whether pods that are not hostNetwork still run in the host's
+   * network namespace (the process runtime without pod networks), so that their container ports
+   * are host ports. A runtime without it gives every such pod a network namespace of its own (CRI).
+   */
+  podsShareHostNetwork?(): Promise<boolean>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 

@@ -53,7 +53,7 @@ test(
     await writeFile(
       manifest,
       [
-        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app",
+        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app\n      image: busybox",
         `      command: ["sh", "-c", "touch ${heartbeat}; echo started; sleep 4; rm -f ${heartbeat}; echo heartbeat stopped; exec sleep 600"]`,
         `      livenessProbe: { exec: { command: ["sh", "-c", "if [ -e ${heartbeat} ]; then echo alive; else echo no heartbeat file; exit 1; fi"] }, periodSeconds: 1, failureThreshold: 3, timeoutSeconds: 1 }`,
         `      readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 }`,
@@ -135,7 +135,7 @@ test(
     const created = await fetch(`${api}/api/v1/namespaces/default/pods`, {
       method: "POST",
       headers: { ...bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", command: ["sleep", "600"] }] } }),
+      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "600"] }] } }),
     });
     assert.equal(created.status, 201);
     await page.waitForSelector('tr[data-pod="late"]', { timeout: 10_000 });

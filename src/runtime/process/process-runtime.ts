@@ -3,7 +3,8 @@
 // reasons, exit codes, log format, error texts), so the agent treats both runtimes alike.
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { probeletVersion } from "../../util/package-version.js";
 import { dirname, resolve } from "node:path";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
@@ -174,8 +175,14 @@ export class ProcessRuntime implements Runtime {
     return { uid: process.getuid?.() ?? 0 };
   }
 
+  /** podsShareHostNetwork: pods share the host's network unless they get pod network namespaces (root, the CNI plugins). */
+  async podsShareHostNetwork(): Promise<boolean> {
+    await this.ready;
+    return this.network === undefined;
+  }
+
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
-    return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: await packageVersion() };
+    return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: probeletVersion() };
   }
 
   // ---- sandboxes -------------------------------------------------------------------------
@@ -606,19 +613,4 @@ function copyContainerConfig(config: ContainerConfig): ContainerConfig {
     labels: { ...config.labels },
     annotations: { ...config.annotations },
   };
-}
-
-let version: Promise<string> | undefined;
-
-/** packageVersion reads probelet's version from package.json (src/ or dist/src/ layout). */
-function packageVersion(): Promise<string> {
-  version ??= (async () => {
-    for (const rel of ["../../../package.json", "../../../../package.json"]) {
-      const text = await readFile(new URL(rel, import.meta.url), "utf8").catch(() => undefined);
-      const pkg = text === undefined ? undefined : (JSON.parse(text) as { name?: string; version?: string });
-      if (pkg?.name === "probelet" && pkg.version) return pkg.version;
-    }
-    return "0.0.0";
-  })();
-  return version;
 }
