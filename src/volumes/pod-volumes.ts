@@ -9,7 +9,10 @@ import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
 import { ConfigObjectError } from "./config-objects.js";
+import { setUpEmptyDir } from "./empty-dir.js";
 import { checkHostPathType, HostPathTypeError } from "./host-path-check.js";
+import { unmountUnder } from "./tmpfs-mounts.js";
+import { changeVolumeOwnership, podFsGroup } from "./volume-ownership.js";
 import { usesAtomicWriter, VolumeSetUpError, volumePayload, type PayloadContext } from "./volume-payload.js";
 
 /** VolumeFailure is one volume that could not be set up. */
@@ -75,8 +78,17 @@ export class PodVolumes {
       return volume.hostPath.path;
     }
     const dir = join(this.podDir(uid), "volumes", pluginDir(volume), volume.name);
-    await mkdir(dir, { recursive: true, mode: usesAtomicWriter(volume) ? 0o755 : 0o777 });
-    if (usesAtomicWriter(volume)) await writeAtomically(dir, await volumePayload(ctx, volume));
+    const atomic = usesAtomicWriter(volume);
+    if (atomic) {
+      await mkdir(dir, { recursive: true, mode: 0o755 });
+      await writeAtomically(dir, await volumePayload(ctx, volume));
+    } else {
+      await setUpEmptyDir(dir, ctx.pod, volume, ctx.node.memory);
+    }
+    // Every plugin's SetUpAt ends with the fsGroup ownership change (configMap, secret,
+    // downwardAPI and projected volumes are read-only mounts: group read only).
+    const fsGroup = podFsGroup(ctx.pod.spec.securityContext);
+    if (fsGroup !== undefined) await changeVolumeOwnership(dir, fsGroup, atomic);
     return dir;
   }
 
@@ -89,15 +101,21 @@ export class PodVolumes {
     let removed = 0;
     for (const uid of uids) {
       if (isPodKnown(uid)) continue;
-      await rm(this.podDir(uid), { recursive: true, force: true });
+      await this.tearDown(uid);
       removed++;
     }
     return removed;
   }
 
-  /** tearDown removes every volume directory of a pod (hostPath volumes are never touched). */
+  /**
+   * tearDown removes every volume directory of a pod (hostPath volumes are never touched), after
+   * unmounting what is mounted in it (memory-backed emptyDirs); a mount that stays is an error and
+   * its directory is kept, never deleted through.
+   */
   async tearDown(uid: string): Promise<void> {
-    if (uid !== "") await rm(this.podDir(uid), { recursive: true, force: true });
+    if (uid === "") return;
+    await unmountUnder(this.podDir(uid));
+    await rm(this.podDir(uid), { recursive: true, force: true });
   }
 }
 
