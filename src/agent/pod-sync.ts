@@ -3,7 +3,7 @@
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -35,6 +35,8 @@ import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-vol
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { podSysctls } from "./node-admit-handlers.js";
+import { podHostnameAndDomain, shouldMountHostsFile, writeHostsFile } from "./pod-hosts.js";
 import { containerHash } from "./pod-uid.js";
 import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
 import { restartCountFromLogDir } from "./log-restart-count.js";
@@ -269,6 +271,9 @@ export class PodSyncer {
       logDirectory: this.logDirectory(pod),
       labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default", [LABEL_AGENT]: this.d.agentId },
       annotations: {},
+      // kuberuntime_sandbox.go generatePodSandboxConfig: the host name, and the pod's sysctls.
+      hostname: podHostnameAndDomain(pod).hostname,
+      sysctls: Object.fromEntries(podSysctls(pod).map((s) => [s.name, s.value])),
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
@@ -473,9 +478,12 @@ export class PodSyncer {
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
-    // kubelet makeMounts: the volume mounts, then the termination message file (which the process
-    // runtime gets through TERMINATION_MESSAGE_ENV instead: its mounts are the pod's volumes only).
-    const allMounts = [...mounts, ...(messageMount && this.d.runtime.type !== "process" ? [messageMount] : [])];
+    const hostsMount = this.hostsMount(record, spec);
+    if (hostsMount instanceof Error) return this.configFailed(record, spec, hostsMount.message);
+    // kubelet makeMounts: the volume mounts, the managed /etc/hosts, then the termination message
+    // file (which the process runtime gets through TERMINATION_MESSAGE_ENV instead: its mounts are
+    // the pod's volumes only).
+    const allMounts = [...mounts, ...(hostsMount ? [hostsMount] : []), ...(messageMount && this.d.runtime.type !== "process" ? [messageMount] : [])];
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -496,6 +504,7 @@ export class PodSyncer {
       ...(allMounts.length > 0 ? { mounts: allMounts } : {}),
       ...runAsUser(pod, spec),
       ...memoryLimit(spec),
+      ...(spec.securityContext?.["readOnlyRootFilesystem"] === true ? { readonlyRootfs: true } : {}),
     };
     let id: string;
     this.creations++;
@@ -582,6 +591,27 @@ export class PodSyncer {
       return undefined;
     }
     return { containerPath: spec.terminationMessagePath, hostPath, readonly: false };
+  }
+
+  /**
+   * hostsMount writes the pod's managed /etc/hosts and binds it at /etc/hosts (kubelet makeMounts
+   * with makeHostsMount), unless the container mounts something there itself or the pod has no IP
+   * yet; the file is rewritten at every container start. The process runtime's containers share
+   * the host's files, so it gets none. A file that cannot be written fails the start
+   * (CreateContainerConfigError), as generateContainerConfig fails there.
+   */
+  private hostsMount(record: PodRecord, spec: Container): Mount | Error | undefined {
+    const pod = record.pod;
+    if (this.d.runtime.type === "process") return undefined;
+    const podIPs = record.podIP ? [record.podIP] : [];
+    if (!shouldMountHostsFile(pod, podIPs) || (spec.volumeMounts ?? []).some((m) => m.mountPath === ETC_HOSTS)) return undefined;
+    try {
+      const hostPath = join(this.d.volumes.ensurePodDir(pod.metadata.uid ?? ""), "etc-hosts");
+      writeHostsFile(hostPath, pod, podIPs);
+      return { containerPath: ETC_HOSTS, hostPath, readonly: false };
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
   }
 
   /** withTerminationMessageEnv gives a process-runtime container the host path of its termination message file (TERMINATION_MESSAGE_ENV). */
@@ -748,6 +778,9 @@ function isTerminal(status: PodStatus | undefined): boolean {
 }
 
 /** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
+/** Where the managed hosts file goes in a container (kubelet etcHostsPath). */
+const ETC_HOSTS = "/etc/hosts";
+
 function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
   const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
   return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};

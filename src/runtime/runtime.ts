@@ -19,6 +19,10 @@ export interface PodSandboxConfig {
   logDirectory: string;
   labels: Labels;
   annotations: Labels;
+  /** The pod's host name (GeneratePodHostNameAndDomain); unset: the pod's name. Ignored with hostNetwork. */
+  hostname?: string;
+  /** securityContext.sysctls (names with dots), set in the sandbox's namespaces (CRI linux.sysctls); the process runtime has none of its own. */
+  sysctls?: Record<string, string>;
 }
 
 /** SandboxState mirrors CRI's SANDBOX_READY / SANDBOX_NOTREADY. */
@@ -71,6 +75,8 @@ export interface ContainerConfig {
   mounts?: Mount[];
   /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
   runAsUser?: number;
+  /** securityContext.readOnlyRootFilesystem (CRI readonly_rootfs); the process runtime has no root filesystem of its own. */
+  readonlyRootfs?: boolean;
 }
 
 /** Mount binds a host path into a container (CRI Mount). */

@@ -4,6 +4,7 @@
 // and the pod directory are 0700), configMap/secret/downwardAPI/projected volumes written with
 // the atomic writer and rewritten on every sync (so they follow changes), emptyDir created
 // once, hostPath checked by type. Failures carry the kubelet's MountVolume.SetUp text.
+import { mkdirSync } from "node:fs";
 import { mkdir, readdir, realpath, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
@@ -48,6 +49,12 @@ export class PodVolumes {
   /** podDir is where a pod's volumes live. */
   podDir(uid: string): string {
     return join(this.root, uid);
+  }
+
+  /** ensurePodDir makes the pod's directory (0700), for the files the agent keeps per pod (its managed /etc/hosts); synchronous. */
+  ensurePodDir(uid: string): string {
+    mkdirSync(this.podDir(uid), { recursive: true, mode: 0o700 });
+    return this.podDir(uid);
   }
 
   /** setUp creates or refreshes every volume of the pod; it does not stop at the first failure. */

@@ -84,6 +84,19 @@ test("sandboxConfig: pod network → network POD and the pod name as hostname (6
   assert.equal(config.linux.cgroup_parent, `/probelet/pod${pod.podUid}`);
 });
 
+test("sandboxConfig: the agent's host name for the pod, and its sysctls in linux.sysctls (none: no field)", () => {
+  const config = sandboxConfig({ ...pod, hostNetwork: false, hostname: "web-0", sysctls: { "kernel.shm_rmid_forced": "1" } }, "probelet");
+  assert.equal(config.hostname, "web-0");
+  assert.deepEqual(config.linux.sysctls, { "kernel.shm_rmid_forced": "1" });
+  assert.equal(sandboxConfig({ ...pod, hostname: "web-0" }, "probelet").hostname, "", "a host-network pod keeps the node's name");
+  assert.equal(sandboxConfig({ ...pod, sysctls: {} }, "probelet").linux.sysctls, undefined);
+});
+
+test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, only when set", () => {
+  assert.equal(containerConfig({ ...container, readonlyRootfs: true }, pod).linux.security_context.readonly_rootfs, true);
+  assert.equal(containerConfig(container, pod).linux.security_context.readonly_rootfs, undefined);
+});
+
 test("podCgroupParent keeps the UID but never a path separator", () => {
   assert.equal(podCgroupParent("/x/", "a/b c"), "/x/poda_b_c");
   assert.equal(podCgroupParent("/probelet", "1234-abcd"), "/probelet/pod1234-abcd");
