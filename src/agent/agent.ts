@@ -28,8 +28,8 @@ import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sy
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
 import { execContainerOf } from "./exec-target.js";
-import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import { podNotFound, type ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
@@ -554,6 +554,13 @@ export class Agent extends StoreView implements AgentApi {
 
   execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
     return execContainerOf(this.store.get<Pod>(PODS.name, namespace, name), name, container, this.runtime);
+  }
+
+  podSandbox(namespace: string, name: string): PodSandboxTarget | ExecStatus {
+    const uid = this.store.get<Pod>(PODS.name, namespace, name)?.metadata.uid ?? "";
+    const sandboxId = this.workers.get(uid)?.record.sandboxId;
+    if (uid === "" || sandboxId === undefined) return podNotFound(name);
+    return { runtime: this.runtime, sandboxId, uid };
   }
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {

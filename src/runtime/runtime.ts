@@ -151,6 +151,15 @@ export interface TerminalSize {
   height: number;
 }
 
+/**
+ * StreamingRequest asks the runtime's streaming server for a single-use URL (CRI Exec, Attach,
+ * PortForward), which the kubelet's daemon endpoint proxies the API server's upgraded connection to.
+ */
+export type StreamingRequest =
+  | { kind: "exec"; containerId: string; cmd: readonly string[]; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "attach"; containerId: string; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "portforward"; sandboxId: string; ports: readonly number[] };
+
 /** ExecStreamOptions say which streams an interactive exec gets (CRI ExecRequest). */
 export interface ExecStreamOptions {
   /** Whether the command reads a stdin stream; without it its stdin is empty. */
@@ -225,6 +234,11 @@ export interface Runtime extends CommandRunner {
    * not running.
    */
   execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession>;
+  /**
+   * streamingUrl returns the URL of the runtime's own streaming server for an exec, attach or
+   * port-forward (CRI); a runtime without one (the process runtime) leaves it undefined.
+   */
+  streamingUrl?(request: StreamingRequest): Promise<string>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;

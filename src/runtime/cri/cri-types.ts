@@ -161,6 +161,8 @@ export interface CriMethods {
   ContainerStatus: [{ container_id: string; verbose?: boolean }, { status: CriContainerStatus | null; info: Record<string, string> }];
   ExecSync: [{ container_id: string; cmd: string[]; timeout: Int64 }, { stdout: Buffer; stderr: Buffer; exit_code: number }];
   Exec: [{ container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  Attach: [{ container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  PortForward: [{ pod_sandbox_id: string; port: number[] }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];
   ImageStatus: [{ image: { image: string }; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
 }
