@@ -25,10 +25,14 @@
 #                                  kubelet fails there)
 #   PROBELET_E2E_PROCS=N           ginkgo processes per target (default 4)
 #   PROBELET_E2E_RUNTIME=cri       the probelet node's runtime: cri (default) or process
-#   PROBELET_E2E_DIR=DIR           work directory for node state and logs (default /tmp/probelet-e2e)
+#   PROBELET_E2E_INSTANCE=NAME     names this run's control planes, containerds, work directory and
+#                                  pod subnets (default e2e: /tmp/probelet-cp-e2e, /tmp/probelet-cri-e2e,
+#                                  /tmp/probelet-e2e, 10.244.78.0/24; "-kubelet" and .79 for the
+#                                  kubelet), so two runs can share the machine
+#   PROBELET_E2E_DIR=DIR           work directory for node state and logs (default /tmp/probelet-<instance>)
 #   PROBELET_CACHE_DIR=DIR         the cache (default /var/cache/probelet); reports go to
-#                                  DIR/e2e-<version>/reports/<time>-<target>/ (the last of each
-#                                  target is reports/last-<target>)
+#                                  DIR/e2e-<version>/reports/<time>-[<instance>-]<target>/ (the last
+#                                  of each is reports/last-[<instance>-]<target>)
 #
 # Every process the run starts is ended by its PID; the control planes, containerds, the
 # kubelet's cgroup root and sysctls, and the CNI bridges are removed or restored on every exit.
@@ -41,7 +45,9 @@ K8S_VERSION=$("$K8S_TOOLS" version | awk '$1 == "kubernetes" { print $2 }')
 CACHE_DIR=${PROBELET_CACHE_DIR:-/var/cache/probelet}
 CACHE_DIR=${CACHE_DIR%/}
 REPORTS="$CACHE_DIR/e2e-${K8S_VERSION#v}/reports"
-WORK=${PROBELET_E2E_DIR:-/tmp/probelet-e2e}
+INSTANCE=${PROBELET_E2E_INSTANCE:-e2e}
+[[ "$INSTANCE" =~ ^[a-z0-9][a-z0-9-]{0,30}$ ]] || { echo "e2e-conformance.sh: PROBELET_E2E_INSTANCE: Invalid value: \"$INSTANCE\": lowercase letters, digits and '-', at most 31" >&2; exit 1; }
+WORK=${PROBELET_E2E_DIR:-/tmp/probelet-$INSTANCE}
 WORK=${WORK%/}
 TARGETS=${PROBELET_E2E_TARGETS:-kubelet probelet}
 PARALLEL=${PROBELET_E2E_PARALLEL:-0}
@@ -60,13 +66,21 @@ die() { log "$*"; exit 1; }
 # ---- per-target names -------------------------------------------------------------------
 
 # Each target has its own control plane, containerd, pod subnet and node name.
-cp_dir() { if [ "$1" = kubelet ]; then echo /tmp/probelet-cp-e2e-kubelet; else echo /tmp/probelet-cp-e2e; fi; }
-cri_dir() { if [ "$1" = kubelet ]; then echo /tmp/probelet-cri-e2e-kubelet; else echo /tmp/probelet-cri-e2e; fi; }
-subnet() { if [ "$1" = kubelet ]; then echo 10.244.79.0/24; else echo 10.244.78.0/24; fi; }
+suffix() { if [ "$1" = kubelet ]; then echo "$INSTANCE-kubelet"; else echo "$INSTANCE"; fi; }
+cp_dir() { echo "/tmp/probelet-cp-$(suffix "$1")"; }
+cri_dir() { echo "/tmp/probelet-cri-$(suffix "$1")"; }
+# The third octet: 78 and 79 for the default instance, an even pair from 100 to 198 for others.
+subnet() {
+  local base=78
+  [ "$INSTANCE" = e2e ] || base=$((100 + ($(printf '%s' "$INSTANCE" | cksum | cut -d' ' -f1) % 50) * 2))
+  if [ "$1" = kubelet ]; then echo "10.244.$((base + 1)).0/24"; else echo "10.244.$base.0/24"; fi
+}
 node_name() { echo "$1-e2e"; }
+# Reports are <time>-<target>, or <time>-<instance>-<target> for another instance.
+report_name() { if [ "$INSTANCE" = e2e ]; then echo "$1"; else echo "$INSTANCE-$1"; fi; }
 # The kubelet's cgroup root: its own, made beforehand in every hierarchy (it removes pod
 # cgroups it does not know under its root).
-KUBELET_CGROUP_ROOT=/probelet-e2e-kubelet
+KUBELET_CGROUP_ROOT="/probelet-$INSTANCE-kubelet"
 # The sysctls the kubelet sets at start (pkg/kubelet/cm/container_manager_linux.go
 # setupKernelTunables): recorded before it starts, restored after it stopped.
 KUBELET_SYSCTLS="vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops kernel/keys/root_maxkeys kernel/keys/root_maxbytes"
@@ -258,7 +272,7 @@ run_target() {
   cri=$(cri_dir "$target")
   node=$(node_name "$target")
   dir="$WORK/$target"
-  report="$REPORTS/$STAMP-$target"
+  report="$REPORTS/$STAMP-$(report_name "$target")"
   trap 'stop_target '"$target"'' EXIT
   trap 'exit 130' INT TERM
   rm -rf "$dir"
@@ -291,7 +305,7 @@ run_target() {
   echo "$(( $(date +%s) - t0 ))" >"$report/seconds"
   log "[$target] suite finished in $(( $(date +%s) - t0 )) s (ginkgo exit $rc)"
   cp "$dir"/*.log "$report/" 2>/dev/null || true
-  ln -sfn "$(basename "$report")" "$REPORTS/last-$target"
+  ln -sfn "$(basename "$report")" "$REPORTS/last-$(report_name "$target")"
 }
 
 # stop_target TARGET: the node, the containerd, the control plane; safe when half started or
@@ -342,8 +356,8 @@ cmd_run() {
   fi
   [ "$rc" = 0 ] || die "a target could not be run (see the logs above)"
   case " $TARGETS " in
-    *" probelet "*" kubelet "* | *" kubelet "*" probelet "*) summary "$REPORTS/$STAMP-probelet" "$REPORTS/$STAMP-kubelet" ;;
-    *) summary "$REPORTS/$STAMP-${TARGETS// /}" ;;
+    *" probelet "*" kubelet "* | *" kubelet "*" probelet "*) summary "$REPORTS/$STAMP-$(report_name probelet)" "$REPORTS/$STAMP-$(report_name kubelet)" ;;
+    *) summary "$REPORTS/$STAMP-$(report_name "${TARGETS// /}")" ;;
   esac
 }
 

@@ -141,3 +141,20 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
   assert.equal(agent.probeManager.workerCount(), 0);
   await agent.close();
 });
+
+test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineExceeded, an event says so, and its container is stopped", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("deadline", [{ name: "app", command: ["app"] }], { activeDeadlineSeconds: 3 }), "api");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running", "2 s in: within the deadline");
+  for (let i = 0; i < 3 && status(agent, "deadline").phase === "Running"; i++) await tick(clock);
+  const s = status(agent, "deadline");
+  assert.deepEqual([s.phase, s.reason, s.message], ["Failed", "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"]);
+  assert.ok(eventStrings(agent).includes("Normal DeadlineExceeded Pod was active on the node longer than the specified deadline"), eventStrings(agent).join("\n"));
+  await tick(clock);
+  assert.equal(runtime.current("app")!.state, "exited", "the container was stopped");
+  assert.equal(status(agent, "deadline").reason, "DeadlineExceeded", "the final status keeps the reason");
+  await agent.close();
+});

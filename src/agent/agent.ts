@@ -47,7 +47,8 @@ import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
+import { isTerminal, LABEL_POD_UID } from "./pod-sync.js";
+import { pastActiveDeadline } from "./active-deadline.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
@@ -324,6 +325,11 @@ export class Agent extends StoreView implements AgentApi {
           this.syncsSkipped = false;
           lastFull = now;
           for (const worker of this.workers.values()) worker.queueSync();
+        }
+        // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
+        for (const worker of this.workers.values()) {
+          const { pod, startTime } = worker.record;
+          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? ""))) worker.queueSync();
         }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {

@@ -35,6 +35,7 @@ import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-vol
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
 import { podSysctls } from "./node-admit-handlers.js";
 import { podHostnameAndDomain, shouldMountHostsFile, writeHostsFile } from "./pod-hosts.js";
 import { containerHash } from "./pod-uid.js";
@@ -710,6 +711,7 @@ export class PodSyncer {
       now: this.d.clock.now(),
       podIsTerminal: true,
     });
+    evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
     refreshReadyConditions(pod, status, this.d.clock.now());
     this.d.statusManager.setPodStatus(pod, status);
   }
@@ -749,6 +751,9 @@ export class PodSyncer {
       const before = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === c.name);
       if (before?.started === true && before.containerID === c.containerID && c.state?.running) c.started = true;
     }
+    // generateAPIPodStatus's pod sync handlers: past activeDeadlineSeconds the pod is Failed
+    // (ShouldEvict records the event each time it says so; the correlator counts the repeats).
+    if (evictPastDeadline(pod, status, record.startTime, this.d.clock.now())) this.d.events.event({ pod }, "Normal", DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
     // Workers exist before the status is generated (kubelet SyncPod calls AddPod first), so a
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);
@@ -773,14 +778,14 @@ export function allContainers(pod: Pod): Container[] {
 }
 
 /** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-function isTerminal(status: PodStatus | undefined): boolean {
+export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 
-/** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
 /** Where the managed hosts file goes in a container (kubelet etcHostsPath). */
 const ETC_HOSTS = "/etc/hosts";
 
+/** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
 function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
   const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
   return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};

@@ -61,6 +61,17 @@ test("an image change reaches the store, while the rest of the stored spec stays
   assert.equal((stored?.spec as unknown as Record<string, unknown>)["schedulerName"], "default-scheduler");
 });
 
+test("a readiness gate's condition set in the API server reaches the store's status; the kubelet's own conditions stay the agent's", () => {
+  const { store, bridge } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("gated")] });
+  store.modify<Pod>(PODS.name, "apps", "gated", (p) => ({ ...p, status: { phase: "Running", conditions: [{ type: "Ready", status: "False" }] } }));
+  const fromApi = pod("gated", {}, { phase: "Pending", conditions: [{ type: "Ready", status: "True" }, { type: "k8s.io/test-condition1", status: "True" }] });
+  bridge.handle({ op: "UPDATE", source: "apiserver", pods: [fromApi] });
+  const stored = store.get<Pod>(PODS.name, "apps", "gated")!;
+  assert.deepEqual(stored.status?.conditions, [{ type: "Ready", status: "False" }, { type: "k8s.io/test-condition1", status: "True" }]);
+  assert.equal(stored.status?.phase, "Running");
+});
+
 test("a pod whose name is taken on the node by another UID is reported Failed with UnexpectedAdmissionError", () => {
   const { bridge, sunk } = setup();
   bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web")] });

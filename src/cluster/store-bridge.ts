@@ -11,6 +11,7 @@ import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import { ANNOTATION_CONFIG_SOURCE, isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { admitOnNode } from "../agent/node-admit-handlers.js";
+import { mergeApiConditions } from "../agent/pod-conditions.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
@@ -141,10 +142,13 @@ export class StoreBridge {
       // Of a bound pod's spec only the container images and activeDeadlineSeconds may change
       // (ValidatePodUpdate); the rest of the stored spec stays as the agent admitted it.
       const spec = withMutableFields(current.spec, pod.spec);
-      const changed = deletionChanged || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
+      // The conditions others own (a readiness gate's, set through pods/status) come from the
+      // API server's copy; the agent's reconciler then recomputes Ready with them.
+      const status = current.status === undefined ? undefined : mergeApiConditions(current.status, pod.status);
+      const changed = deletionChanged || status !== undefined || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
       if (!changed) return undefined;
       const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations, ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
-      return { ...current, metadata, spec } as Pod;
+      return { ...current, metadata, spec, ...(status !== undefined ? { status } : {}) } as Pod;
     }, { uid });
   }
 
