@@ -49,6 +49,7 @@ import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { isTerminal, LABEL_POD_UID } from "./pod-sync.js";
 import { pastActiveDeadline } from "./active-deadline.js";
+import type { ServiceSource } from "./service-env.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
@@ -96,6 +97,8 @@ export interface AgentOptions {
    * refused at validation, as standalone probelet has no token issuer.
    */
   serviceAccountTokens?: ServiceAccountTokenSource;
+  /** The cluster's services, for the containers' service environment variables (cluster mode; none standalone). */
+  services?: ServiceSource;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -205,6 +208,7 @@ export class Agent extends StoreView implements AgentApi {
       volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
       ...(options.serviceAccountTokens !== undefined ? { tokens: options.serviceAccountTokens } : {}),
+      ...(options.services !== undefined ? { services: options.services } : {}),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });

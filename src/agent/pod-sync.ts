@@ -37,6 +37,7 @@ import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
 import { podSysctls } from "./node-admit-handlers.js";
+import type { ServiceSource } from "./service-env.js";
 import { podHostnameAndDomain, shouldMountHostsFile, writeHostsFile } from "./pod-hosts.js";
 import { containerHash } from "./pod-uid.js";
 import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
@@ -126,6 +127,8 @@ export interface PodSyncerDeps {
   nodeAllocatable: NodeAllocatable;
   /** The service-account tokens of projected volumes (cluster mode). */
   tokens?: ServiceAccountTokenSource;
+  /** The cluster's services, for the containers' service variables (cluster mode). */
+  services?: ServiceSource;
 }
 
 /** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
@@ -467,7 +470,7 @@ export class PodSyncer {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
-    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable }, spec);
+    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable, ...(this.d.services ? { services: this.d.services } : {}) }, spec);
     for (const warning of env.warnings) this.d.events.event({ pod }, "Warning", warning.reason, warning.message);
     if (!env.ok) return this.configFailed(record, spec, env.message);
     const mounts = await this.mountsFor(record, spec);
