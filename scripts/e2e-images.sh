@@ -9,6 +9,9 @@
 #                                                     busybox root with bash, uid 1000 and gid 50000
 #                                                     as upstream's Dockerfile adds them
 #   localhost/e2e-test-images/busybox:1.37.0-2        Debian's busybox-static
+#   localhost/e2e-test-images/nginx:1.27.0-2          a stand-in: the busybox root serving
+#                                                     /usr/share/nginx/html with busybox httpd on
+#                                                     port 80 (the node specs only run a shell in it)
 #   localhost/k8s/pause:3.10.2                        scripts/k8s-tools.sh's static pause, user 65535
 #
 #   scripts/e2e-images.sh install          apt-get install busybox-static bash-static (root)
@@ -35,6 +38,7 @@ E2E_REPO=localhost/e2e-test-images
 K8S_REPO=localhost/k8s
 AGNHOST_TAGS="2.66.1 2.55"
 BUSYBOX_TAGS="1.37.0-2"
+NGINX_TAGS="1.27.0-2"
 PAUSE_IMAGE="$K8S_REPO/pause:3.10.2"
 
 log() { printf 'e2e-images.sh: %s\n' "$*" >&2; }
@@ -79,6 +83,7 @@ image_names() {
   local tag
   for tag in $AGNHOST_TAGS; do echo "$E2E_REPO/agnhost:$tag"; done
   for tag in $BUSYBOX_TAGS; do echo "$E2E_REPO/busybox:$tag"; done
+  for tag in $NGINX_TAGS; do echo "$E2E_REPO/nginx:$tag"; done
   echo "$PAUSE_IMAGE"
 }
 
@@ -120,7 +125,7 @@ cmd_build() {
     log "images up to date ($OUT)"
     return 0
   fi
-  local build="$OUT/build" t0 bb layer_agnhost layer_pause tag
+  local build="$OUT/build" t0 bb layer_agnhost layer_pause layer_nginx tag
   t0=$(date +%s%N)
   oci_begin "$build"
   busybox_base_rootfs "$build/busybox" \
@@ -129,6 +134,12 @@ cmd_build() {
   bb=$(layer "$build/busybox")
   for tag in $BUSYBOX_TAGS; do
     image "$E2E_REPO/busybox:$tag" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["sh"]}' "$bb" >/dev/null
+  done
+  mkdir -p "$build/nginx/usr/share/nginx/html"
+  echo "probelet nginx stand-in" >"$build/nginx/usr/share/nginx/html/index.html"
+  layer_nginx=$(layer "$build/nginx")
+  for tag in $NGINX_TAGS; do
+    image "$E2E_REPO/nginx:$tag" '{"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"Cmd":["httpd","-f","-p","80","-h","/usr/share/nginx/html"],"ExposedPorts":{"80/tcp":{}}}' "$bb" "$layer_nginx" >/dev/null
   done
   agnhost_rootfs "$build/agnhost"
   layer_agnhost=$(layer "$build/agnhost")
