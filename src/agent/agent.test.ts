@@ -158,3 +158,13 @@ test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineEx
   assert.equal(status(agent, "deadline").reason, "DeadlineExceeded", "the final status keeps the reason");
   await agent.close();
 });
+
+test("a container runs with the pod's fsGroup and supplementalGroups as supplemental groups, and readOnlyRootFilesystem", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("groups", [{ name: "app", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
+  await tick(clock);
+  const config = runtime.configs.get("app")!;
+  assert.deepEqual(config.supplementalGroups, [2000, 5, 6]);
+  assert.equal(config.readonlyRootfs, true);
+  await agent.close();
+});

@@ -32,6 +32,7 @@ import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
 import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import { podFsGroup } from "../volumes/volume-ownership.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
@@ -509,6 +510,7 @@ export class PodSyncer {
       ...runAsUser(pod, spec),
       ...memoryLimit(spec),
       ...(spec.securityContext?.["readOnlyRootFilesystem"] === true ? { readonlyRootfs: true } : {}),
+      ...supplementalGroups(pod),
     };
     let id: string;
     this.creations++;
@@ -792,6 +794,20 @@ const ETC_HOSTS = "/etc/hosts";
 function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
   const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
   return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};
+}
+
+/**
+ * supplementalGroups are the pod's fsGroup, then its supplementalGroups (kubelet
+ * security_context.go determineEffectiveSecurityContext), so a non-root container can read the
+ * volumes given to its fsGroup.
+ */
+function supplementalGroups(pod: Pod): { supplementalGroups?: number[] } {
+  const groups: number[] = [];
+  const fsGroup = podFsGroup(pod.spec.securityContext);
+  if (fsGroup !== undefined) groups.push(fsGroup);
+  const listed = pod.spec.securityContext?.["supplementalGroups"];
+  if (Array.isArray(listed)) for (const g of listed) if (typeof g === "number" && Number.isInteger(g) && g >= 0) groups.push(g);
+  return groups.length > 0 ? { supplementalGroups: groups } : {};
 }
 
 /** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */

@@ -77,6 +77,8 @@ export interface ContainerConfig {
   runAsUser?: number;
   /** securityContext.readOnlyRootFilesystem (CRI readonly_rootfs); the process runtime has no root filesystem of its own. */
   readonlyRootfs?: boolean;
+  /** The pod's fsGroup, then its supplementalGroups (CRI supplemental_groups); the process runtime runs as the agent's user. */
+  supplementalGroups?: number[];
 }
 
 /** Mount binds a host path into a container (CRI Mount). */

@@ -92,9 +92,11 @@ test("sandboxConfig: the agent's host name for the pod, and its sysctls in linux
   assert.equal(sandboxConfig({ ...pod, sysctls: {} }, "probelet").linux.sysctls, undefined);
 });
 
-test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, only when set", () => {
+test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, the groups as supplemental_groups, only when set", () => {
   assert.equal(containerConfig({ ...container, readonlyRootfs: true }, pod).linux.security_context.readonly_rootfs, true);
   assert.equal(containerConfig(container, pod).linux.security_context.readonly_rootfs, undefined);
+  assert.deepEqual(containerConfig({ ...container, supplementalGroups: [2000, 5] }, pod).linux.security_context.supplemental_groups, ["2000", "5"]);
+  assert.equal(containerConfig(container, pod).linux.security_context.supplemental_groups, undefined);
 });
 
 test("podCgroupParent keeps the UID but never a path separator", () => {

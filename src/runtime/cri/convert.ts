@@ -89,6 +89,7 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
         namespace_options: namespaceOptions(sandbox.hostNetwork),
         ...(config.runAsUser !== undefined ? { run_as_user: { value: String(config.runAsUser) } } : {}),
         ...(config.readonlyRootfs === true ? { readonly_rootfs: true } : {}),
+        ...(config.supplementalGroups?.length ? { supplemental_groups: config.supplementalGroups.map(String) } : {}),
       },
     },
   };
