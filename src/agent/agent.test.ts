@@ -168,3 +168,23 @@ test("a container runs with the pod's fsGroup and supplementalGroups as suppleme
   assert.equal(config.readonlyRootfs, true);
   await agent.close();
 });
+
+test("an ephemeral container added to a running pod starts once, has its own status list, is never restarted, and stops with the pod", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("debug-me", [{ name: "app", command: ["app"] }]), "api");
+  await tick(clock);
+  const stored = agent.getPod("default", "debug-me");
+  agent.store.modify<Pod>("pods", "default", "debug-me", (p) => ({ ...p, spec: { ...p.spec, ephemeralContainers: [{ name: "debugger", image: "busybox", command: ["sh"], terminationMessagePolicy: "File" }] } }), { uid: stored.metadata.uid ?? "" });
+  await tick(clock);
+  const s = status(agent, "debug-me");
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.name, "debugger");
+  assert.ok(s.ephemeralContainerStatuses?.[0]?.state?.running, JSON.stringify(s.ephemeralContainerStatuses));
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.ready, false);
+  assert.deepEqual(s.containerStatuses?.map((c) => c.name), ["app"], "not among the regular containers");
+  runtime.exit(runtime.current("debugger")!.id, 1);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("debugger")!.attempt, 0, "never restarted");
+  assert.equal(status(agent, "debug-me").ephemeralContainerStatuses?.[0]?.state?.terminated?.exitCode, 1);
+  await agent.close();
+});

@@ -177,6 +177,7 @@ export class PodSyncer {
     // whatever exit code the kill left.
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
     if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
+    await this.startEphemeralContainers(record, groups);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
     return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
   }
@@ -252,7 +253,8 @@ export class PodSyncer {
    */
   private async killPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
     const pod = record.pod;
-    const running = allContainers(pod).filter((c) => groups.get(c.name)?.current?.state === "running");
+    // Ephemeral containers stop with the rest (the kubelet kills every running container of the pod).
+    const running = [...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].filter((c) => groups.get(c.name)?.current?.state === "running");
     const ordering = hasSidecars(pod) ? new TerminationOrdering(pod, running.map((c) => c.name), this.d.clock) : undefined;
     await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace, ordering)));
   }
@@ -444,6 +446,17 @@ export class PodSyncer {
         return this.startOrBackOff(record, spec, cur, waiting);
       }),
     );
+  }
+
+  /**
+   * startEphemeralContainers starts each ephemeral container that never ran (kubelet
+   * computePodActions EphemeralContainersToStart, SyncPod step 7): once, after the regular
+   * containers, never restarted when it exits.
+   */
+  private async startEphemeralContainers(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<void> {
+    for (const spec of record.pod.spec.ephemeralContainers ?? []) {
+      if (groups.get(spec.name)?.current === undefined) await this.startContainer(record, spec, undefined);
+    }
   }
 
   /** startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet doBackOff). */
@@ -716,6 +729,8 @@ export class PodSyncer {
       now: this.d.clock.now(),
       podIsTerminal: true,
     });
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
     refreshReadyConditions(pod, status, this.d.clock.now());
     this.d.statusManager.setPodStatus(pod, status);
@@ -750,6 +765,9 @@ export class PodSyncer {
       startTime: record.startTime,
       now: this.d.clock.now(),
     });
+    // Ephemeral containers have their own list, never ready (convertToAPIContainerStatuses).
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     // A container instance that was started keeps saying so (kubelet 1.35 keeps `started` across
     // an agent restart; the startup result, when there is one, still decides).
     for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {

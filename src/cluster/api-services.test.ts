@@ -35,6 +35,7 @@ test("the node's services: none before the first list, then the list and the wat
   assert.deepEqual(services.services()!.map((s) => s.metadata.name), ["kubernetes"]);
   assert.equal(server.requests[0]!.path, "/api/v1/services");
   await waitUntil("the watch", () => watch !== undefined);
+  assert.match(server.requests.at(-1)!.path, /^\/api\/v1\/services\?watch=true&/, "a collection without a query gets one");
   watch!.write(`${JSON.stringify({ type: "ADDED", object: { metadata: { name: "fooservice", namespace: "apps", resourceVersion: "6" }, spec: { clusterIP: "10.96.0.20", ports: [{ port: 8765 }] } } })}\n`);
   await waitUntil("the added service", () => services.services()!.length === 2);
   watch!.write(`${JSON.stringify({ type: "DELETED", object: { metadata: { name: "kubernetes", namespace: "default", resourceVersion: "7" } } })}\n`);

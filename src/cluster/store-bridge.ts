@@ -33,6 +33,8 @@ function withMutableFields(stored: Pod["spec"], latest: Pod["spec"]): Pod["spec"
   const init = images(stored.initContainers, latest.initContainers);
   if (init !== undefined) spec.initContainers = init;
   if (latest.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = latest.activeDeadlineSeconds;
+  // Ephemeral containers are added through pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate: only added).
+  if (latest.ephemeralContainers !== undefined && latest.ephemeralContainers.length > 0) spec.ephemeralContainers = latest.ephemeralContainers;
   return spec;
 }
 
@@ -140,7 +142,8 @@ export class StoreBridge {
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = deletionTimestamp !== undefined && (current.metadata.deletionTimestamp !== deletionTimestamp || current.metadata.deletionGracePeriodSeconds !== deletionGracePeriodSeconds);
       // Of a bound pod's spec only the container images and activeDeadlineSeconds may change
-      // (ValidatePodUpdate); the rest of the stored spec stays as the agent admitted it.
+      // (ValidatePodUpdate), and ephemeral containers be added; the rest of the stored spec stays
+      // as the agent admitted it.
       const spec = withMutableFields(current.spec, pod.spec);
       // The conditions others own (a readiness gate's, set through pods/status) come from the
       // API server's copy; the agent's reconciler then recomputes Ready with them.
