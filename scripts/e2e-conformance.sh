@@ -103,12 +103,17 @@ recorded_pid() {
   case "$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" in *"$2"*) echo "$pid" ;; *) return 1 ;; esac
 }
 
-# end_pid FILE MATCH NAME: SIGTERM, SIGKILL after 20 s, to the recorded process.
+# end_pid FILE MATCH NAME [AGAIN]: SIGTERM, SIGKILL after 20 s, to the recorded process; with
+# AGAIN, a second SIGTERM after that many seconds (probelet stops its pods at once then).
 end_pid() {
-  local pid i
+  local pid i again=${4:-0}
   pid=$(recorded_pid "$1" "$2") || { rm -f "$1"; return 0; }
   kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 200); do alive "$pid" || break; sleep 0.1; done
+  for i in $(seq 1 200); do
+    alive "$pid" || break
+    if [ "$again" -gt 0 ] && [ "$i" = $((again * 10)) ]; then kill -TERM "$pid" 2>/dev/null || true; fi
+    sleep 0.1
+  done
   if alive "$pid"; then
     log "$3 (pid $pid) did not exit within 20 s of SIGTERM: SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
@@ -224,8 +229,10 @@ start_probelet() {
   log "probelet $node started (pid $(cat "$dir/probelet.pid"), $RUNTIME runtime, port $port, log $dir/probelet.log)"
 }
 
+# stop_probelet DIR: the agent by its PID (a second SIGTERM after 3 s: its pods are stopped at
+# once, the containerd cleanup removes them anyway).
 stop_probelet() {
-  end_pid "$1/probelet.pid" "$1/state" probelet
+  end_pid "$1/probelet.pid" "$1/state" probelet 3
 }
 
 # ---- helpers ----------------------------------------------------------------------------
