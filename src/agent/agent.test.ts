@@ -188,3 +188,19 @@ test("an ephemeral container added to a running pod starts once, has its own sta
   assert.equal(status(agent, "debug-me").ephemeralContainerStatuses?.[0]?.state?.terminated?.exitCode, 1);
   await agent.close();
 });
+
+test("a RestartNever pod whose second init container fails ends Failed with only that one incomplete", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("initfail", [{ name: "run1", command: ["run"] }], { restartPolicy: "Never", initContainers: [{ name: "init1", command: ["true"] }, { name: "init2", command: ["false"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("init1")!.id, 0);
+  await tick(clock);
+  runtime.exit(runtime.current("init2")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  const s = status(agent, "initfail");
+  assert.equal(s.phase, "Failed");
+  const initialized = s.conditions!.find((c) => c.type === "Initialized")!;
+  assert.deepEqual([initialized.status, initialized.reason, initialized.message], ["False", "ContainersNotInitialized", "containers with incomplete status: [init2]"], JSON.stringify(s.initContainerStatuses));
+  assert.ok(s.containerStatuses![0]!.state?.waiting, "the app container never ran");
+  await agent.close();
+});
