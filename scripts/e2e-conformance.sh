@@ -232,7 +232,18 @@ start_probelet() {
 # stop_probelet DIR: the agent by its PID (a second SIGTERM after 3 s: its pods are stopped at
 # once, the containerd cleanup removes them anyway).
 stop_probelet() {
+  local tag ns
   end_pid "$1/probelet.pid" "$1/state" probelet 3
+  # On the process runtime the agent made a bridge and network namespaces of its own
+  # (src/runtime/process/pod-network.ts: plp<tag>, /run/probelet/<tag>/netns).
+  tag=$(printf '%s' "$1/state" | sha256sum | cut -c1-8)
+  for ns in /run/probelet/"$tag"/netns/*; do
+    [ -e "$ns" ] || continue
+    umount "$ns" 2>/dev/null
+    rm -f "$ns"
+  done
+  rm -rf "/run/probelet/$tag"
+  ip link del "plp$tag" 2>/dev/null || true
 }
 
 # ---- helpers ----------------------------------------------------------------------------
