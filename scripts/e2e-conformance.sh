@@ -374,8 +374,12 @@ cmd_run() {
   fi
   [ "$rc" = 0 ] || die "a target could not be run (see the logs above)"
   case " $TARGETS " in
-    *" probelet "*" kubelet "* | *" kubelet "*" probelet "*) summary "$REPORTS/$STAMP-$(report_name probelet)" "$REPORTS/$STAMP-$(report_name kubelet)" ;;
-    *) summary "$REPORTS/$STAMP-$(report_name "${TARGETS// /}")" ;;
+    *" kubelet "*)
+      case " $TARGETS " in
+        *" probelet "*) summary "$REPORTS/$STAMP-$(report_name probelet)" "$REPORTS/$STAMP-$(report_name kubelet)" ;;
+        *) summary "$REPORTS/$STAMP-$(report_name kubelet)" ;;
+      esac ;;
+    *) summary "$REPORTS/$STAMP-$(report_name probelet)" ;;
   esac
 }
 

@@ -281,6 +281,8 @@ export class PodSyncer {
       // kuberuntime_sandbox.go generatePodSandboxConfig: the host name, and the pod's sysctls.
       hostname: podHostnameAndDomain(pod).hostname,
       sysctls: Object.fromEntries(podSysctls(pod).map((s) => [s.name, s.value])),
+      // HasPrivilegedContainer: a privileged container needs a privileged sandbox.
+      ...([...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].some((c) => c.securityContext?.["privileged"] === true) ? { privileged: true } : {}),
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
@@ -523,6 +525,7 @@ export class PodSyncer {
       ...runAsUser(pod, spec),
       ...memoryLimit(spec),
       ...(spec.securityContext?.["readOnlyRootFilesystem"] === true ? { readonlyRootfs: true } : {}),
+      ...(spec.securityContext?.["privileged"] === true ? { privileged: true } : {}),
       ...supplementalGroups(pod),
     };
     let id: string;

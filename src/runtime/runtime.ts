@@ -23,6 +23,8 @@ export interface PodSandboxConfig {
   hostname?: string;
   /** securityContext.sysctls (names with dots), set in the sandbox's namespaces (CRI linux.sysctls); the process runtime has none of its own. */
   sysctls?: Record<string, string>;
+  /** Some container of the pod is privileged: so is the sandbox (containerd refuses a privileged container in another). */
+  privileged?: boolean;
 }
 
 /** SandboxState mirrors CRI's SANDBOX_READY / SANDBOX_NOTREADY. */
@@ -79,6 +81,8 @@ export interface ContainerConfig {
   readonlyRootfs?: boolean;
   /** The pod's fsGroup, then its supplementalGroups (CRI supplemental_groups); the process runtime runs as the agent's user. */
   supplementalGroups?: number[];
+  /** securityContext.privileged (CRI privileged: every device and capability, no confinement); the process runtime has no confinement to lift. */
+  privileged?: boolean;
 }
 
 /** Mount binds a host path into a container (CRI Mount). */

@@ -2,7 +2,7 @@
 // [BASELINE_DIR]` prints the summary of DIR/report.json (per group and in all) and, with a
 // baseline (the kubelet's run), the specs whose results differ. Exit status: 1 when a spec the
 // baseline passes fails here, or without a baseline when any spec failed; 2 on a usage error.
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { compareRuns, formatCounts, formatDifferences, formatSummary, readGinkgoReport, countByGroup } from "./ginkgo-report.js";
 
 function main(args: readonly string[]): number {
@@ -21,8 +21,10 @@ function main(args: readonly string[]): number {
     return 2;
   }
   const lines: string[] = [];
+  // A run alone is named by its directory (<time>-[<instance>-]<target>).
+  const label = theirs === undefined && basename(dir).endsWith("kubelet") ? "kubelet" : "probelet";
   if (theirs !== undefined) lines.push(...formatSummary(`kubelet (${baselineDir})`, theirs), "");
-  lines.push(...formatSummary(`probelet (${dir})`, ours));
+  lines.push(...formatSummary(`${label} (${dir})`, ours));
   let failed = countByGroup(ours).total.failed > 0;
   if (theirs !== undefined) {
     const diffs = compareRuns(ours, theirs);
@@ -31,7 +33,7 @@ function main(args: readonly string[]): number {
     lines.push("", `kubelet: ${formatCounts(countByGroup(theirs).total)}`);
   }
   // The run's own closing line last: "N passed, N failed, N skipped".
-  lines.push(`probelet: ${formatCounts(countByGroup(ours).total)}`);
+  lines.push(`${label}: ${formatCounts(countByGroup(ours).total)}`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return failed ? 1 : 0;
 }

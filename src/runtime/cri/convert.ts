@@ -64,7 +64,7 @@ export function sandboxConfig(config: PodSandboxConfig, cgroupPrefix: string): C
     annotations: { ...config.annotations },
     linux: {
       cgroup_parent: podCgroupParent(cgroupPrefix, config.podUid),
-      security_context: { namespace_options: namespaceOptions(config.hostNetwork) },
+      security_context: { namespace_options: namespaceOptions(config.hostNetwork), ...(config.privileged === true ? { privileged: true } : {}) },
       ...(config.sysctls && Object.keys(config.sysctls).length > 0 ? { sysctls: { ...config.sysctls } } : {}),
     },
   };
@@ -90,6 +90,7 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
         ...(config.runAsUser !== undefined ? { run_as_user: { value: String(config.runAsUser) } } : {}),
         ...(config.readonlyRootfs === true ? { readonly_rootfs: true } : {}),
         ...(config.supplementalGroups?.length ? { supplemental_groups: config.supplementalGroups.map(String) } : {}),
+        ...(config.privileged === true ? { privileged: true } : {}),
       },
     },
   };

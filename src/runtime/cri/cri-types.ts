@@ -46,7 +46,7 @@ export interface CriSandboxConfig {
   annotations: Record<string, string>;
   linux: {
     cgroup_parent: string;
-    security_context: { namespace_options: NamespaceOption };
+    security_context: { namespace_options: NamespaceOption; privileged?: boolean };
     sysctls?: Record<string, string>;
   };
 }
@@ -63,7 +63,7 @@ export interface CriContainerConfig {
   annotations: Record<string, string>;
   log_path: string;
   mounts?: { container_path: string; host_path: string; readonly: boolean }[];
-  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 }; readonly_rootfs?: boolean; supplemental_groups?: Int64[] } };
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 }; readonly_rootfs?: boolean; supplemental_groups?: Int64[]; privileged?: boolean } };
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
