@@ -7,7 +7,8 @@
 #
 #   localhost/e2e-test-images/agnhost:2.66.1, :2.55   scripts/k8s-tools.sh's static agnhost on a
 #                                                     busybox root with bash, uid 1000 and gid 50000
-#                                                     as upstream's Dockerfile adds them
+#                                                     and porter's /localhost.crt and .key (from the
+#                                                     module) as upstream's Dockerfile adds them
 #   localhost/e2e-test-images/busybox:1.37.0-2        Debian's busybox-static
 #   localhost/e2e-test-images/nginx:1.27.0-2          a stand-in: the busybox root serving
 #                                                     /usr/share/nginx/html with busybox httpd on
@@ -87,6 +88,18 @@ image_names() {
   echo "$PAUSE_IMAGE"
 }
 
+# k8s_module_dir: the k8s.io/kubernetes module of tools/k8s in the Go module cache (downloaded
+# when missing, as scripts/k8s-tools.sh does for pause.c).
+k8s_module_dir() {
+  local tools="$SCRIPT_DIR/../tools/k8s" dir
+  dir=$(cd "$tools" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes 2>/dev/null)
+  if [ -z "$dir" ] || [ ! -d "$dir/test/images/agnhost/porter" ]; then
+    (cd "$tools" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod download k8s.io/kubernetes) >&2
+    dir=$(cd "$tools" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' k8s.io/kubernetes)
+  fi
+  echo "$dir"
+}
+
 inputs_stamp() {
   {
     sha256sum "$SCRIPT_DIR/e2e-images.sh" "$SCRIPT_DIR/oci-image.sh" "$(readlink -f /bin/busybox)" /bin/bash-static \
@@ -99,6 +112,7 @@ check_inputs() {
   [ -x /bin/bash-static ] || die "bash-static is not installed (run: $0 install)"
   "$K8S_TOOLS" path agnhost >/dev/null 2>&1 || die "agnhost is not built (run: scripts/k8s-tools.sh build e2e)"
   "$K8S_TOOLS" path pause >/dev/null 2>&1 || die "pause is not built (run: scripts/k8s-tools.sh build e2e)"
+  command -v go >/dev/null 2>&1 || die "go is not installed (the agnhost image takes porter's certificate from the k8s.io/kubernetes module)"
 }
 
 # agnhost_rootfs DIR: busybox, /bin/bash, /agnhost (and /agnhost-2, which the entrypoint specs
@@ -110,6 +124,8 @@ agnhost_rootfs() {
     'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\nuser-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh\n' \
     'root:x:0:\nnogroup:x:65534:\nuser-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n'
   cp /bin/bash-static "$root/bin/bash"
+  # porter's test certificate, which netexec serves HTTPS with (--tls-cert-file /localhost.crt).
+  cp "$(k8s_module_dir)/test/images/agnhost/porter/localhost.crt" "$(k8s_module_dir)/test/images/agnhost/porter/localhost.key" "$root/"
   ln -s /bin/bash "$root/usr/bin/bash"
   cp "$("$K8S_TOOLS" path agnhost)" "$root/agnhost"
   ln -s agnhost "$root/agnhost-2"
