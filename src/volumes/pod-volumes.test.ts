@@ -257,3 +257,20 @@ test("emptyDir medium Memory: a tmpfs sized by sizeLimit (root), unmounted when 
     await assert.rejects(stat(join(root, "volumes", "uid-1")), { code: "ENOENT" });
   });
 });
+
+test("a missing subPath is made with its volume's mode, setgid included, whatever the umask (makeMounts with SafeMakeDir)", async () => {
+  await withDir(async (root) => {
+    const old = process.umask(0o077);
+    try {
+      const pod = podWith([{ name: "e", emptyDir: {} }]);
+      pod.spec.securityContext = { fsGroup: process.getgid!() };
+      const result = await new PodVolumes(join(root, "volumes")).setUp({ pod, objects: new MemoryConfigObjects(), addresses: { podIP: "", hostIP: "" }, node });
+      assert.ok(result.ok);
+      const [mount] = await containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/t", subPath: "a/b" }] }, pod.spec.volumes!, result.paths);
+      assert.equal((await stat(mount!.hostPath)).mode & 0o7777, 0o2777);
+      assert.equal((await stat(join(result.paths.get("e")!, "a"))).mode & 0o7777, 0o2777);
+    } finally {
+      process.umask(old);
+    }
+  });
+});

@@ -5,8 +5,8 @@
 // the atomic writer and rewritten on every sync (so they follow changes), emptyDir created
 // once, hostPath checked by type. Failures carry the kubelet's MountVolume.SetUp text.
 import { mkdirSync } from "node:fs";
-import { mkdir, readdir, realpath, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, mkdir, readdir, realpath, rm, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
 import { ConfigObjectError } from "./config-objects.js";
@@ -130,6 +130,18 @@ function describeFsError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * makeSubPath creates a missing subPath with the mode of its volume's root, setgid included, as
+ * the kubelet does (kubelet_pods.go makeMounts: GetMode(volumePath), then SafeMakeDir, which
+ * fchmods every directory it made, whatever the umask), so an fsGroup's members can write in it.
+ */
+async function makeSubPath(base: string, wanted: string): Promise<void> {
+  const mode = (await stat(base)).mode & 0o7777;
+  const first = await mkdir(wanted, { recursive: true, mode: mode & 0o777 });
+  if (first === undefined) return;
+  for (let dir = wanted; dir.length >= first.length && dir.startsWith(first); dir = dirname(dir)) await chmod(dir, mode);
+}
+
 /** MountError is a volumeMount that cannot be prepared; the caller reports CreateContainerConfigError. */
 export class MountError extends Error {
   override readonly name = "MountError";
@@ -152,7 +164,7 @@ export async function containerMounts(container: Container, volumes: readonly Vo
       const wanted = join(base, m.subPath);
       const root = await realpath(base);
       const resolved = await realpath(wanted).catch(async () => {
-        await mkdir(wanted, { recursive: true, mode: 0o750 });
+        await makeSubPath(base, wanted);
         return realpath(wanted);
       });
       if (resolved !== root && !resolved.startsWith(`${root}/`)) {
