@@ -1,7 +1,7 @@
 // emptyDir volumes as the kubelet's emptydir plugin sets them up (pkg/volume/emptydir/
 // empty_dir.go SetUpAt, setupDir, setupTmpfs, calculateEmptyDirMemorySize,
 // generateTmpfsMountOptions): a 0777 directory (chmod'ed, whatever the umask), and for
-// `medium: Memory` a tmpfs mounted on it, sized to the smallest of the node's allocatable
+// `medium: Memory` a tmpfs (its root 1777) mounted on it, sized to the smallest of the node's allocatable
 // memory, the pod's memory limit and the volume's sizeLimit, with `noswap` where the kernel has
 // it. Mounting needs root; an agent without it keeps a plain directory (docs/volumes.md).
 import { chmod, lstat, mkdir } from "node:fs/promises";
@@ -50,16 +50,21 @@ export function emptyDirMemorySize(pod: Pod, volume: Volume, nodeMemory: number)
   return Math.ceil(size);
 }
 
-/** setUpEmptyDir makes (or finds) the volume's directory at `dir`: 0777, a sized tmpfs for medium Memory when root. */
+/**
+ * setUpEmptyDir makes (or finds) the volume's directory at `dir`: 0777 whatever the umask, and
+ * for medium Memory (as root) a sized tmpfs mounted on it afterwards, whose root keeps tmpfs's
+ * own 1777, as setupTmpfs leaves it (setupDir chmods the directory, then the tmpfs covers it; a
+ * volume already mounted is left as it is).
+ */
 export async function setUpEmptyDir(dir: string, pod: Pod, volume: Volume, nodeMemory: number): Promise<void> {
   await mkdir(dir, { recursive: true, mode: EMPTY_DIR_PERM });
   const memory = volume.emptyDir?.medium === "Memory" && process.getuid?.() === 0;
-  if (memory && !(await isTmpfsMount(dir))) {
+  if (memory && (await isTmpfsMount(dir))) return;
+  const info = await lstat(dir);
+  if ((info.mode & 0o7777) !== EMPTY_DIR_PERM) await chmod(dir, EMPTY_DIR_PERM);
+  if (memory) {
     const options = [`size=${emptyDirMemorySize(pod, volume, nodeMemory)}`];
     if (await tmpfsNoswapSupported()) options.push("noswap");
     await mountTmpfs(dir, options);
   }
-  // setupDir: the permissions are set explicitly, so the umask (or the fresh tmpfs's 1777) does not decide them.
-  const info = await lstat(dir);
-  if ((info.mode & 0o7777) !== EMPTY_DIR_PERM) await chmod(dir, EMPTY_DIR_PERM);
 }
