@@ -444,7 +444,9 @@ cmd_stop() {
     while read -r m; do
       [ -n "$m" ] || continue
       umount -l "$m" 2>/dev/null || true
-      rm -f "$m"
+      # A namespace file stays busy when /run/netns was bind-mounted over its mount later (ip netns
+      # does that on first use); it is reported, and the rest of the cleanup goes on.
+      rm -f "$m" 2>/dev/null || log "could not remove $m: still mounted under an older /run/netns"
     done <"$RUN_DIR/netns.list"
     rm -f "$RUN_DIR/netns.list"
   fi
