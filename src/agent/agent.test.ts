@@ -221,8 +221,8 @@ test("a container runs with the pod's fsGroup and supplementalGroups as suppleme
   agent.admit(pod("groups", [{ name: "app", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
   await tick(clock);
   const config = runtime.configs.get("app")!;
-  assert.deepEqual(config.supplementalGroups, [2000, 5, 6]);
-  assert.equal(config.readonlyRootfs, true);
+  assert.deepEqual(config.security?.supplementalGroups, [2000, 5, 6]);
+  assert.equal(config.security?.readonlyRootfs, true);
   await agent.close();
 });
 

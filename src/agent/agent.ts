@@ -51,7 +51,7 @@ import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
-import { isTerminal, LABEL_POD_UID } from "./pod-sync.js";
+import { LABEL_POD_UID } from "./pod-sync.js";
 import { pastActiveDeadline } from "./active-deadline.js";
 import type { ServiceSource } from "./service-env.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
