@@ -252,7 +252,7 @@ cmd_start() {
   wait_for "etcd health" 30 etcd curl -sf --max-time 2 "http://127.0.0.1:$etcd_client/health"
 
   # kube-apiserver as kubeadm runs it (cmd/kubeadm/app/phases/controlplane/manifests.go
-  # getAPIServerCommand), on loopback: one cluster CA for serving, client certificates and CSR
+  # getAPIServerCommand: privileged containers allowed), on loopback: one cluster CA for serving, client certificates and CSR
   # signing; bootstrap tokens; ServiceAccount admission with its issuer and keys (every pod gets
   # a projected kube-api-access volume); nodes limited by the Node authorizer and NodeRestriction.
   launch kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_client" \
@@ -261,6 +261,7 @@ cmd_start() {
     --client-ca-file="$RUN_DIR/pki/server-ca.crt" \
     --token-auth-file="$RUN_DIR/tokens.csv" --enable-bootstrap-token-auth \
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction,ServiceAccount \
+    --allow-privileged=true \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$RUN_DIR/pki/service-account.pub" \
     --service-account-signing-key-file="$RUN_DIR/pki/service-account.key" \

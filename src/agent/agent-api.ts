@@ -3,7 +3,7 @@
 // The HTTP server (src/server/) depends on this interface only, never on the agent's internals.
 import type { ObjectMeta } from "../api/types.js";
 import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../prober/probe-history.js";
 
@@ -119,6 +119,8 @@ export interface NodeApi {
   healthz(): { ok: boolean; message: string };
   /** execContainer finds the running container an exec goes into, or the Status refusing it. */
   execContainer(namespace: string, pod: string, container?: string): ExecContainer | ExecStatus;
+  /** podSandbox finds the running sandbox of a pod (port-forward), or the Status refusing it. */
+  podSandbox(namespace: string, pod: string): PodSandboxTarget | ExecStatus;
 }
 
 /** AgentApi is what the status server serves: the object store of the Kubernetes API and the node's own functions. */

@@ -198,3 +198,66 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
   assert.equal(agent.probeManager.workerCount(), 0);
   await agent.close();
 });
+
+test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineExceeded, an event says so, and its container is stopped", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("deadline", [{ name: "app", command: ["app"] }], { activeDeadlineSeconds: 3 }), "api");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running", "2 s in: within the deadline");
+  for (let i = 0; i < 3 && status(agent, "deadline").phase === "Running"; i++) await tick(clock);
+  const s = status(agent, "deadline");
+  assert.deepEqual([s.phase, s.reason, s.message], ["Failed", "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"]);
+  assert.ok(eventStrings(agent).includes("Normal DeadlineExceeded Pod was active on the node longer than the specified deadline"), eventStrings(agent).join("\n"));
+  await tick(clock);
+  assert.equal(runtime.current("app")!.state, "exited", "the container was stopped");
+  assert.equal(status(agent, "deadline").reason, "DeadlineExceeded", "the final status keeps the reason");
+  await agent.close();
+});
+
+test("a container runs with the pod's fsGroup and supplementalGroups as supplemental groups, and readOnlyRootFilesystem", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("groups", [{ name: "app", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
+  await tick(clock);
+  const config = runtime.configs.get("app")!;
+  assert.deepEqual(config.supplementalGroups, [2000, 5, 6]);
+  assert.equal(config.readonlyRootfs, true);
+  await agent.close();
+});
+
+test("an ephemeral container added to a running pod starts once, has its own status list, is never restarted, and stops with the pod", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("debug-me", [{ name: "app", command: ["app"] }]), "api");
+  await tick(clock);
+  const stored = agent.getPod("default", "debug-me");
+  agent.store.modify<Pod>("pods", "default", "debug-me", (p) => ({ ...p, spec: { ...p.spec, ephemeralContainers: [{ name: "debugger", image: "busybox", command: ["sh"], terminationMessagePolicy: "File" }] } }), { uid: stored.metadata.uid ?? "" });
+  await tick(clock);
+  const s = status(agent, "debug-me");
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.name, "debugger");
+  assert.ok(s.ephemeralContainerStatuses?.[0]?.state?.running, JSON.stringify(s.ephemeralContainerStatuses));
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.ready, false);
+  assert.deepEqual(s.containerStatuses?.map((c) => c.name), ["app"], "not among the regular containers");
+  runtime.exit(runtime.current("debugger")!.id, 1);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("debugger")!.attempt, 0, "never restarted");
+  assert.equal(status(agent, "debug-me").ephemeralContainerStatuses?.[0]?.state?.terminated?.exitCode, 1);
+  await agent.close();
+});
+
+test("a RestartNever pod whose second init container fails ends Failed with only that one incomplete", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("initfail", [{ name: "run1", command: ["run"] }], { restartPolicy: "Never", initContainers: [{ name: "init1", command: ["true"] }, { name: "init2", command: ["false"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("init1")!.id, 0);
+  await tick(clock);
+  runtime.exit(runtime.current("init2")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  const s = status(agent, "initfail");
+  assert.equal(s.phase, "Failed");
+  const initialized = s.conditions!.find((c) => c.type === "Initialized")!;
+  assert.deepEqual([initialized.status, initialized.reason, initialized.message], ["False", "ContainersNotInitialized", "containers with incomplete status: [init2]"], JSON.stringify(s.initContainerStatuses));
+  assert.ok(s.containerStatuses![0]!.state?.waiting, "the app container never ran");
+  await agent.close();
+});

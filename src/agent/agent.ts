@@ -32,8 +32,8 @@ import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sy
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
 import { execContainerOf } from "./exec-target.js";
-import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import { podNotFound, type ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
@@ -51,7 +51,9 @@ import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
+import { isTerminal, LABEL_POD_UID } from "./pod-sync.js";
+import { pastActiveDeadline } from "./active-deadline.js";
+import type { ServiceSource } from "./service-env.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
 import { secretRedactor } from "./secret-env.js";
 import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "./container-log-manager.js";
@@ -109,6 +111,8 @@ export interface AgentOptions {
    * refused at validation, as standalone probelet has no token issuer.
    */
   serviceAccountTokens?: ServiceAccountTokenSource;
+  /** The cluster's services, for the containers' service environment variables (cluster mode; none standalone). */
+  services?: ServiceSource;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
@@ -248,6 +252,7 @@ export class Agent extends StoreView implements AgentApi {
       volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
       ...(options.serviceAccountTokens !== undefined ? { tokens: options.serviceAccountTokens } : {}),
+      ...(options.services !== undefined ? { services: options.services } : {}),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
@@ -375,6 +380,11 @@ export class Agent extends StoreView implements AgentApi {
           this.syncsSkipped = false;
           lastFull = now;
           for (const worker of this.workers.values()) worker.queueSync();
+        }
+        // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
+        for (const worker of this.workers.values()) {
+          const { pod, startTime } = worker.record;
+          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? ""))) worker.queueSync();
         }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
@@ -680,6 +690,13 @@ export class Agent extends StoreView implements AgentApi {
 
   execContainer(namespace: string, name: string, container?: string): ExecContainer | ExecStatus {
     return execContainerOf(this.store.get<Pod>(PODS.name, namespace, name), name, container, this.runtime);
+  }
+
+  podSandbox(namespace: string, name: string): PodSandboxTarget | ExecStatus {
+    const uid = this.store.get<Pod>(PODS.name, namespace, name)?.metadata.uid ?? "";
+    const sandboxId = this.workers.get(uid)?.record.sandboxId;
+    if (uid === "" || sandboxId === undefined) return podNotFound(name);
+    return { runtime: this.runtime, sandboxId, uid };
   }
 
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {

@@ -84,10 +84,13 @@ test("a configMap volume is mounted read-only from the pod's volume directory an
     await until(clock, "the container", () => runtime.configs.has("app"));
     const uid = agent.getPod("default", "web").metadata.uid!;
     const hostPath = join(stateDir, "volumes", uid, "volumes", "kubernetes.io~configmap", "cfg-vol");
-    // kubelet makeMounts order: the volume mounts, then the termination message file.
+    // kubelet makeMounts order: the volume mounts, the managed /etc/hosts (the pod has an IP),
+    // then the termination message file.
     const mounts = runtime.configs.get("app")!.mounts ?? [];
     assert.deepEqual(mounts[0], { hostPath, containerPath: "/etc/cfg", readonly: true });
-    assert.deepEqual(mounts.slice(1).map((m) => m.containerPath), ["/dev/termination-log"]);
+    assert.deepEqual(mounts.slice(1).map((m) => m.containerPath), ["/etc/hosts", "/dev/termination-log"]);
+    assert.equal(mounts[1]!.hostPath, join(stateDir, "volumes", uid, "etc-hosts"));
+    assert.match(await readFile(mounts[1]!.hostPath, "utf8"), /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/);
     assert.equal(await readFile(join(hostPath, "app.conf"), "utf8"), "v1");
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v2" } });
     await until(clock, "the update in the volume", async () => (await readFile(join(hostPath, "app.conf"), "utf8").catch(() => "")) === "v2");

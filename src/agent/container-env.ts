@@ -14,6 +14,8 @@ import { expandString } from "../probe/expand.js";
 import type { KeyValue } from "../runtime/runtime.js";
 import { ConfigObjectError, configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
+import { ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
+import { SERVICES_NOT_READ, serviceEnvVars, type ServiceSource } from "./service-env.js";
 
 /** EnvContext is what env resolution reads besides the container. */
 export interface EnvContext {
@@ -21,6 +23,8 @@ export interface EnvContext {
   addresses: PodAddresses;
   objects: ConfigObjects;
   node: NodeAllocatable;
+  /** The cluster's services (cluster mode); none: no service variables, as a kubelet without an API server. */
+  services?: ServiceSource;
 }
 
 /** EnvWarning is a kubelet event raised while resolving (InvalidEnvironmentVariableNames); it never carries a value. */
@@ -82,6 +86,19 @@ function keyValue(key: string, bytes: string): KeyValue {
   return isUtf8(raw) ? { key, value } : { key, value, valueBase64: raw.toString("base64") };
 }
 
+/**
+ * serviceVariables are the service variables the pod sees, or the kubelet's error while the
+ * services were never read (a static pod, from a manifest, does not wait for them).
+ */
+function serviceVariables(ctx: EnvContext): Map<string, string> | string {
+  if (ctx.services === undefined) return new Map();
+  const list = ctx.services.services();
+  const fromApi = ctx.pod.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE] === "api";
+  if (list === undefined) return fromApi ? SERVICES_NOT_READ : new Map();
+  const links = (ctx.pod.spec as { enableServiceLinks?: boolean }).enableServiceLinks !== false;
+  return serviceEnvVars(list, ctx.pod.metadata.namespace ?? "default", links);
+}
+
 /** resolveContainerEnv builds a container's environment as makeEnvironmentVariables does. */
 export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvResult {
   const namespace = ctx.pod.metadata.namespace ?? "default";
@@ -89,10 +106,13 @@ export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvR
   // Names are ASCII (validation), so a name is its own byte string; values are byte strings.
   const vars = new Map<string, string>();
   const warnings: EnvWarning[] = [];
+  const services = serviceVariables(ctx);
+  if (typeof services === "string") return { ok: false, message: services, warnings };
   try {
     for (const source of container.envFrom ?? []) importEnvFrom(source, reader, namespace, vars, warnings);
     for (const e of container.env ?? []) {
-      const value = e.valueFrom === undefined ? expandString(byteString(e.value ?? ""), vars) : valueFrom(ctx, container, e.valueFrom, reader, namespace);
+      // $(VAR) sees the variables defined so far, then the service variables (MappingFuncFor(tmpEnv, serviceEnv)).
+      const value = e.valueFrom === undefined ? expandString(byteString(e.value ?? ""), services.size === 0 ? vars : new Map([...services, ...vars])) : valueFrom(ctx, container, e.valueFrom, reader, namespace);
       if (value !== undefined) vars.set(e.name, value);
     }
   } catch (err) {
@@ -100,7 +120,10 @@ export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvR
     if (err instanceof EnvError || err instanceof ConfigObjectError) return { ok: false, message: err.message, warnings };
     throw err;
   }
-  return { ok: true, env: [...vars].map(([key, value]) => keyValue(key, value)), warnings };
+  // The service variables come after the container's own, which win over them.
+  const env = [...vars].map(([key, value]) => keyValue(key, value));
+  for (const [key, value] of services) if (!vars.has(key)) env.push({ key, value });
+  return { ok: true, env, warnings };
 }
 
 function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: string, vars: Map<string, string>, warnings: EnvWarning[]): void {

@@ -33,7 +33,7 @@ const MAX_FILE_LINE_BYTES = 1024 * 1024;
  */
 async function pickInstance(runtime: Runtime, record: PodRecord, request: LogRequest, status: PodStatus | undefined): Promise<ContainerInfo> {
   const pod = record.pod;
-  const names = allContainers(pod).map((c) => c.name);
+  const names = [...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].map((c) => c.name);
   let container = request.container;
   if (container === undefined) {
     if (pod.spec.containers.length !== 1) {
@@ -43,7 +43,7 @@ async function pickInstance(runtime: Runtime, record: PodRecord, request: LogReq
   }
   if (!names.includes(container)) throw new ApiError("BadRequest", `container ${container} is not valid for pod ${pod.metadata.name ?? ""}`);
   const podName = pod.metadata.name ?? "";
-  const cs = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((s) => s.name === container);
+  const cs = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
   const fullId = logContainerId(cs, request.previous === true, container, podName);
   const id = fullId.slice(fullId.indexOf("://") + 3);
   const infos = record.sandboxId ? await runtime.listContainers({ podSandboxId: record.sandboxId }) : [];

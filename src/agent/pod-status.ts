@@ -232,9 +232,14 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   return status;
 }
 
-/** refreshReadyConditions recomputes ContainersReady and Ready from the containers' ready flags. */
+/**
+ * refreshReadyConditions recomputes Initialized, ContainersReady and Ready from the containers'
+ * ready flags, which the probe manager sets (kubelet generateAPIPodStatus generates the
+ * conditions after probeManager.UpdatePodStatus: a completed init container counts once ready).
+ */
 export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number): void {
   const at = iso(now);
+  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase), at);
   status.conditions = updateCondition(
     status.conditions,
     generateContainersReadyCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase),

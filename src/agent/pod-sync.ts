@@ -3,7 +3,7 @@
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../api/defaults.js";
 import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
@@ -40,6 +40,10 @@ import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
+import { podSysctls } from "./node-admit-handlers.js";
+import type { ServiceSource } from "./service-env.js";
+import { podHostnameAndDomain, shouldMountHostsFile, writeHostsFile } from "./pod-hosts.js";
 import { containerHash } from "./pod-uid.js";
 import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, removedByRestartAll, type ContainerInstances, type Waiting } from "./pod-status.js";
 import { restartCountFromLogDir } from "./log-restart-count.js";
@@ -136,6 +140,8 @@ export interface PodSyncerDeps {
   nodeAllocatable: NodeAllocatable;
   /** The service-account tokens of projected volumes (cluster mode). */
   tokens?: ServiceAccountTokenSource;
+  /** The cluster's services, for the containers' service variables (cluster mode). */
+  services?: ServiceSource;
 }
 
 /** PodSyncer reconciles pods with the runtime. */
@@ -184,6 +190,7 @@ export class PodSyncer {
     // whatever exit code the kill left.
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
     if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart, backOffBasis);
+    await this.startEphemeralContainers(record, groups);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
     return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
   }
@@ -263,7 +270,8 @@ export class PodSyncer {
    */
   private async killPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
     const pod = record.pod;
-    const running = allContainers(pod).filter((c) => groups.get(c.name)?.current?.state === "running");
+    // Ephemeral containers stop with the rest (the kubelet kills every running container of the pod).
+    const running = [...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].filter((c) => groups.get(c.name)?.current?.state === "running");
     const ordering = hasSidecars(pod) ? new TerminationOrdering(pod, running.map((c) => c.name), this.d.clock) : undefined;
     await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace, ordering)));
   }
@@ -295,6 +303,11 @@ export class PodSyncer {
       logDirectory: this.logDirectory(pod),
       labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default", [LABEL_AGENT]: this.d.agentId },
       annotations: {},
+      // kuberuntime_sandbox.go generatePodSandboxConfig: the host name, and the pod's sysctls.
+      hostname: podHostnameAndDomain(pod).hostname,
+      sysctls: Object.fromEntries(podSysctls(pod).map((s) => [s.name, s.value])),
+      // HasPrivilegedContainer: a privileged container needs a privileged sandbox.
+      ...([...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].some((c) => c.securityContext?.["privileged"] === true) ? { privileged: true } : {}),
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
@@ -509,6 +522,17 @@ export class PodSyncer {
   }
 
   /**
+   * startEphemeralContainers starts each ephemeral container that never ran (kubelet
+   * computePodActions EphemeralContainersToStart, SyncPod step 7): once, after the regular
+   * containers, never restarted when it exits.
+   */
+  private async startEphemeralContainers(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<void> {
+    for (const spec of record.pod.spec.ephemeralContainers ?? []) {
+      if (groups.get(spec.name)?.current === undefined) await this.startContainer(record, spec, undefined);
+    }
+  }
+
+  /**
    * startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet
    * doBackOff). The back-off is measured from the finish of the newest exited instance in the
    * status the sync started with: `cur`, or for a container this sync killed, its entry in
@@ -538,7 +562,7 @@ export class PodSyncer {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
-    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable }, spec);
+    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable, ...(this.d.services ? { services: this.d.services } : {}) }, spec);
     for (const warning of env.warnings) this.d.events.event({ pod }, "Warning", warning.reason, warning.message);
     if (!env.ok) return this.configFailed(record, spec, env.message);
     const mounts = await this.mountsFor(record, spec);
@@ -556,11 +580,14 @@ export class PodSyncer {
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
-    // kubelet makeMounts: the volume mounts, then the termination message file. A process runtime
-    // that cannot mount (not root) gives the container TERMINATION_MESSAGE_ENV only.
+    const hostsMount = this.hostsMount(record, spec);
+    if (hostsMount instanceof Error) return this.configFailed(record, spec, hostsMount.message);
+    // kubelet makeMounts: the volume mounts, the managed /etc/hosts, then the termination message
+    // file. A process runtime that cannot mount (not root) gives the container
+    // TERMINATION_MESSAGE_ENV only.
     const bindMessage = messageMount !== undefined && (await this.d.runtime.mountsUnsupportedReason()) === undefined;
     if (messageMount && !bindMessage) this.warnMessagePathUnbound(record, spec);
-    const allMounts = [...mounts, ...(messageMount && bindMessage ? [messageMount] : [])];
+    const allMounts = [...mounts, ...(hostsMount ? [hostsMount] : []), ...(messageMount && bindMessage ? [messageMount] : [])];
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -713,6 +740,27 @@ export class PodSyncer {
     this.d.events.event({ pod: record.pod, containerName: spec.name }, "Warning", "TerminationMessagePathUnbound", text);
   }
 
+  /**
+   * hostsMount writes the pod's managed /etc/hosts and binds it at /etc/hosts (kubelet makeMounts
+   * with makeHostsMount), unless the container mounts something there itself or the pod has no IP
+   * yet; the file is rewritten at every container start. The process runtime's containers share
+   * the host's files, so it gets none. A file that cannot be written fails the start
+   * (CreateContainerConfigError), as generateContainerConfig fails there.
+   */
+  private hostsMount(record: PodRecord, spec: Container): Mount | Error | undefined {
+    const pod = record.pod;
+    if (this.d.runtime.type === "process") return undefined;
+    const podIPs = record.podIP ? [record.podIP] : [];
+    if (!shouldMountHostsFile(pod, podIPs) || (spec.volumeMounts ?? []).some((m) => m.mountPath === ETC_HOSTS)) return undefined;
+    try {
+      const hostPath = join(this.d.volumes.ensurePodDir(pod.metadata.uid ?? ""), "etc-hosts");
+      writeHostsFile(hostPath, pod, podIPs);
+      return { containerPath: ETC_HOSTS, hostPath, readonly: false };
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
   /** withTerminationMessageEnv gives a process-runtime container the host path of its termination message file (TERMINATION_MESSAGE_ENV). */
   private withTerminationMessageEnv(envs: KeyValue[], mount: Mount | undefined): KeyValue[] {
     if (!mount || this.d.runtime.type !== "process") return envs;
@@ -818,6 +866,9 @@ export class PodSyncer {
       now: this.d.clock.now(),
       podIsTerminal: true,
     });
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
+    evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
     refreshReadyConditions(pod, status, this.d.clock.now());
     this.d.statusManager.setPodStatus(pod, status);
   }
@@ -858,12 +909,18 @@ export class PodSyncer {
       now: this.d.clock.now(),
       allContainersRestarting: restartingAll && !cleanedUp(pod, groups),
     });
+    // Ephemeral containers have their own list, never ready (convertToAPIContainerStatuses).
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     // A container instance that was started keeps saying so (kubelet 1.37 keeps `started` across
     // an agent restart; the startup result, when there is one, still decides).
     for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
       const before = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === c.name);
       if (before?.started === true && before.containerID === c.containerID && c.state?.running) c.started = true;
     }
+    // generateAPIPodStatus's pod sync handlers: past activeDeadlineSeconds the pod is Failed
+    // (ShouldEvict records the event each time it says so; the correlator counts the repeats).
+    if (evictPastDeadline(pod, status, record.startTime, this.d.clock.now())) this.d.events.event({ pod }, "Normal", DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
     // Workers exist before the status is generated (kubelet SyncPod calls AddPod first), so a
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);
@@ -910,6 +967,9 @@ export function allContainers(pod: Pod): Container[] {
 export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
+
+/** Where the managed hosts file goes in a container (kubelet etcHostsPath). */
+const ETC_HOSTS = "/etc/hosts";
 
 /** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */
 function memoryLimit(spec: Container): { memoryLimitBytes?: number } {

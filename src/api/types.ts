@@ -193,6 +193,11 @@ export interface Container {
   tty?: boolean;
 }
 
+/** EphemeralContainer is core/v1 EphemeralContainer: a container, optionally aimed at another's namespaces. */
+export interface EphemeralContainer extends Container {
+  targetContainerName?: string;
+}
+
 /** PodReadinessGate names an extra condition that must be True for the pod to be Ready. */
 export interface PodReadinessGate {
   conditionType: string;
@@ -205,6 +210,8 @@ export type RestartPolicy = "Always" | "OnFailure" | "Never";
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  /** Containers added to a running pod (pods/ephemeralcontainers) for debugging; run once, never restarted. */
+  ephemeralContainers?: EphemeralContainer[];
   restartPolicy?: RestartPolicy;
   terminationGracePeriodSeconds?: number;
   readinessGates?: PodReadinessGate[];
@@ -415,6 +422,7 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
   /** The pod's quality of service class, from its containers' requests and limits. */
   qosClass?: PodQOSClass;
 }

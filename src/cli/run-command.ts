@@ -34,6 +34,7 @@ import { formatEventLine, formatLogLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
 import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
+import { ApiServices } from "../cluster/api-services.js";
 import { requestTokensWith } from "../cluster/api-token-requests.js";
 import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
@@ -181,6 +182,9 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   // node's credentials as the kubelet's watch-based managers read them.
   const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
+  // The cluster's services give the containers their service variables, as the kubelet's informer does.
+  const services = configClient === undefined ? undefined : new ApiServices({ client: configClient, clock, logger: logger.child("cluster").child("services") });
+  services?.start();
   // And their service-account tokens come from TokenRequests, as the kubelet's token manager gets them.
   const serviceAccountTokens = configClient === undefined ? undefined : new ServiceAccountTokens({ request: requestTokensWith(configClient), clock, logger: logger.child("cluster").child("tokens") });
   try {
@@ -197,6 +201,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
       ...(serviceAccountTokens !== undefined ? { serviceAccountTokens } : {}),
+      ...(services !== undefined ? { services } : {}),
     });
     // One agent, one set of console sessions, whichever of its listeners a browser or the CLI uses.
     const consoleSessions = new ConsoleSessions(clock);
@@ -227,6 +232,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
   } finally {
     await configObjects?.close();
+    await services?.close();
     configClient?.close();
     await removeAgentUrl(stateDir);
     await lock.release();

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
 import { request } from "node:https";
-import { connect } from "node:net";
+import { connect, type AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -154,4 +156,87 @@ test("/metrics/probes, /metrics/resource and /stats/summary answer in the kubele
   assert.deepEqual(Object.keys(summary.node).filter((k) => ["nodeName", "startTime", "cpu", "memory", "fs", "rlimit"].includes(k)).sort(), ["cpu", "fs", "memory", "nodeName", "rlimit", "startTime"]);
   assert.ok(Array.isArray(summary.pods));
   assert.equal((await get("/nope", client)).code, 404);
+});
+
+/** upgrade sends an upgrade request as the API server's node proxy does and resolves with the answer's first bytes. */
+function upgrade(path: string, send: string, identity: { cert: Buffer; key: Buffer } | undefined = client): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: server.port, path, ca: serverCa, ...identity, headers: { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } });
+    req.on("upgrade", (res, socket: Duplex, head: Buffer) => {
+      let got = `${res.statusCode ?? 0} ${head.toString("utf8")}`;
+      socket.on("data", (chunk: Buffer) => {
+        got += chunk.toString("utf8");
+        if (got.includes("\n")) socket.destroy();
+      });
+      socket.on("close", () => resolve(got));
+      socket.write(send);
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => resolve(`${res.statusCode ?? 0} ${body}`));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+test("/exec and /portForward proxy the upgraded connection to the runtime's streaming URL, with the stream options of the query, after the auth filter", async () => {
+  // The runtime's streaming server: it answers 101 and echoes, as containerd's would speak SPDY.
+  const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
+  const backend = createHttpServer();
+  backend.on("upgrade", (req, socket: Duplex) => {
+    seen.push({ url: req.url ?? "", headers: req.headers });
+    socket.write("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n");
+    socket.pipe(socket);
+  });
+  await new Promise<void>((resolve) => backend.listen(0, "127.0.0.1", resolve));
+  const asked: unknown[] = [];
+  const runtime = {
+    execStream: () => Promise.reject(new Error("unused")),
+    streamingUrl: (r: unknown) => {
+      asked.push(r);
+      return Promise.resolve(`http://127.0.0.1:${(backend.address() as AddressInfo).port}/stream/tok1`);
+    },
+  };
+  const saved = { exec: agent.execContainer.bind(agent), sandbox: agent.podSandbox.bind(agent) };
+  agent.execContainer = () => ({ runtime, containerId: "c1" });
+  agent.podSandbox = () => ({ runtime, sandboxId: "s1", uid: "u1" });
+  try {
+    const answer = await upgrade("/exec/default/web/app?command=sh&command=-c&command=echo+hi&output=1&error=1", "hello\n");
+    assert.match(answer, /^101 /);
+    assert.ok(answer.endsWith("hello\n"), answer);
+    assert.deepEqual(asked[0], { kind: "exec", containerId: "c1", cmd: ["sh", "-c", "echo hi"], stdin: false, stdout: true, stderr: true, tty: false });
+    assert.equal(seen[0]?.url, "/stream/tok1");
+    assert.equal(seen[0]?.headers["x-stream-protocol-version"], "v4.channel.k8s.io");
+    assert.equal(seen[0]?.headers.host, `127.0.0.1:${(backend.address() as AddressInfo).port}`);
+    assert.match(await upgrade("/portForward/default/web/u1", "x\n"), /^101 /);
+    assert.deepEqual(asked[1], { kind: "portforward", sandboxId: "s1", ports: [] });
+    // Refusals come before any upgrade, as plain text.
+    assert.equal(await upgrade("/exec/default/web/app?command=true", ""), "400 you must specify at least 1 of stdin, stdout, stderr\n");
+    assert.equal(await upgrade("/portForward/default/web/other-uid", ""), "404 pod not found\n");
+    assert.equal(await upgrade("/exec/default/nope/app?output=1", ""), "404 pod does not exist\n");
+    assert.deepEqual(await get("/exec/default/web/app?output=1", client), { code: 500, body: "Upgrade request required" });
+    // The auth filter comes first for upgrades too: no credentials 401, a node's certificate 403.
+    assert.equal(await upgrade("/exec/default/web/app?command=sh&output=1", "", undefined), "401 Unauthorized\n");
+    assert.match(await upgrade("/exec/default/web/app?command=sh&output=1", "", intruder), /^403 Forbidden \(user=system:node:probelet-b, verb=get, resource=nodes, subresource\(s\)=\[proxy\]\)/);
+    assert.deepEqual(await get("/exec/default/web/app?output=1", undefined), { code: 401, body: "Unauthorized" });
+    assert.equal(asked.length, 2, "refused upgrades never reach the runtime");
+  } finally {
+    agent.execContainer = saved.exec;
+    agent.podSandbox = saved.sandbox;
+    backend.closeAllConnections();
+    await new Promise<void>((resolve) => backend.close(() => resolve()));
+  }
+});
+
+test("the process runtime has no streaming server: an exec through the daemon endpoint is refused with the reason", async () => {
+  const saved = agent.execContainer.bind(agent);
+  agent.execContainer = () => ({ runtime: { execStream: () => Promise.reject(new Error("unused")) }, containerId: "c1" });
+  try {
+    assert.equal(await upgrade("/exec/default/web/app?command=true&output=1", ""), "400 exec is not supported by the process runtime: it has no streaming server\n");
+  } finally {
+    agent.execContainer = saved;
+  }
 });

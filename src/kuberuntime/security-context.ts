@@ -17,6 +17,7 @@ export interface EffectiveSecurityContext {
   runAsNonRoot?: boolean;
   allowPrivilegeEscalation?: boolean;
   privileged?: boolean;
+  readOnlyRootFilesystem?: boolean;
   capabilities?: { add: string[]; drop: string[] };
 }
 
@@ -47,6 +48,8 @@ export function effectiveSecurityContext(pod: Pod, container: Container): Effect
   if (runAsNonRoot !== undefined) out.runAsNonRoot = runAsNonRoot;
   if (allow !== undefined) out.allowPrivilegeEscalation = allow;
   if (privileged !== undefined) out.privileged = privileged;
+  const readOnly = flag(c["readOnlyRootFilesystem"]);
+  if (readOnly !== undefined) out.readOnlyRootFilesystem = readOnly;
   const caps = c["capabilities"];
   if (caps !== null && typeof caps === "object") {
     const record = caps as Record<string, unknown>;
@@ -57,8 +60,8 @@ export function effectiveSecurityContext(pod: Pod, container: Container): Effect
 
 /**
  * containerSecurity is what the runtime gets (CRI LinuxContainerSecurityContext): the effective
- * user, group, capabilities and privileged flag, the pod's fsGroup then supplementalGroups, and
- * no_new_privs when allowPrivilegeEscalation is false. Undefined when nothing is set.
+ * user, group, capabilities, privileged and read-only root filesystem flags, the pod's fsGroup
+ * then supplementalGroups, and no_new_privs when allowPrivilegeEscalation is false. Undefined when nothing is set.
  */
 export function containerSecurity(pod: Pod, container: Container): ContainerSecurity | undefined {
   const sc = effectiveSecurityContext(pod, container);
@@ -70,6 +73,7 @@ export function containerSecurity(pod: Pod, container: Container): ContainerSecu
   if (groups.length > 0) out.supplementalGroups = groups;
   if (sc.capabilities) out.capabilities = sc.capabilities;
   if (sc.privileged === true) out.privileged = true;
+  if (sc.readOnlyRootFilesystem === true) out.readonlyRootfs = true;
   // AddNoNewPrivileges: only an explicit allowPrivilegeEscalation: false sets it.
   if (sc.allowPrivilegeEscalation === false) out.noNewPrivs = true;
   return Object.keys(out).length > 0 ? out : undefined;

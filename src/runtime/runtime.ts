@@ -19,6 +19,12 @@ export interface PodSandboxConfig {
   logDirectory: string;
   labels: Labels;
   annotations: Labels;
+  /** The pod's host name (GeneratePodHostNameAndDomain); unset: the pod's name. Ignored with hostNetwork. */
+  hostname?: string;
+  /** securityContext.sysctls (names with dots), set in the sandbox's namespaces (CRI linux.sysctls); the process runtime has none of its own. */
+  sysctls?: Record<string, string>;
+  /** Some container of the pod is privileged: so is the sandbox (containerd refuses a privileged container in another). */
+  privileged?: boolean;
 }
 
 /** SandboxState mirrors CRI's SANDBOX_READY / SANDBOX_NOTREADY. */
@@ -102,6 +108,8 @@ export interface ContainerSecurity {
   privileged?: boolean;
   /** CRI no_new_privs: allowPrivilegeEscalation is false. */
   noNewPrivs?: boolean;
+  /** CRI readonly_rootfs (readOnlyRootFilesystem); the process runtime has no root filesystem of its own. */
+  readonlyRootfs?: boolean;
 }
 
 /** ImageUser is who an image's processes run as by default (CRI Image uid / username). */
@@ -188,6 +196,15 @@ export interface TerminalSize {
   width: number;
   height: number;
 }
+
+/**
+ * StreamingRequest asks the runtime's streaming server for a single-use URL (CRI Exec, Attach,
+ * PortForward), which the kubelet's daemon endpoint proxies the API server's upgraded connection to.
+ */
+export type StreamingRequest =
+  | { kind: "exec"; containerId: string; cmd: readonly string[]; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "attach"; containerId: string; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "portforward"; sandboxId: string; ports: readonly number[] };
 
 /** ExecStreamOptions say which streams an interactive exec gets (CRI ExecRequest). */
 export interface ExecStreamOptions {
@@ -286,6 +303,11 @@ export interface Runtime extends CommandRunner {
    * not running.
    */
   execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession>;
+  /**
+   * streamingUrl returns the URL of the runtime's own streaming server for an exec, attach or
+   * port-forward (CRI); a runtime without one (the process runtime) leaves it undefined.
+   */
+  streamingUrl?(request: StreamingRequest): Promise<string>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;

@@ -4,13 +4,16 @@
 // and the pod directory are 0700), configMap/secret/downwardAPI/projected volumes written with
 // the atomic writer and rewritten on every sync (so they follow changes), emptyDir created
 // once, hostPath checked by type. Failures carry the kubelet's MountVolume.SetUp text.
-import { chmod, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";
 import { writeAtomically } from "./atomic-writer.js";
 import { ConfigObjectError } from "./config-objects.js";
+import { setUpEmptyDir } from "./empty-dir.js";
 import { checkHostPathType, HostPathTypeError } from "./host-path-check.js";
 import { bindSubPath, cleanSubPaths, mountsBelow, runMountTool, safeMakeDir, type MountRunner } from "./subpath.js";
+import { unmountUnder } from "./tmpfs-mounts.js";
+import { changeVolumeOwnership, podFsGroup } from "./volume-ownership.js";
 import { usesAtomicWriter, VolumeSetUpError, volumePayload, type PayloadContext } from "./volume-payload.js";
 
 /** VolumeFailure is one volume that could not be set up. */
@@ -52,6 +55,12 @@ export class PodVolumes {
     return join(this.root, uid);
   }
 
+  /** ensurePodDir makes the pod's directory (0700), for the files the agent keeps per pod (its managed /etc/hosts); synchronous. */
+  ensurePodDir(uid: string): string {
+    mkdirSync(this.podDir(uid), { recursive: true, mode: 0o700 });
+    return this.podDir(uid);
+  }
+
   /** setUp creates or refreshes every volume of the pod; it does not stop at the first failure. */
   async setUp(ctx: PayloadContext): Promise<SetUpResult> {
     const volumes = ctx.pod.spec.volumes ?? [];
@@ -80,10 +89,17 @@ export class PodVolumes {
       return volume.hostPath.path;
     }
     const dir = join(this.podDir(uid), "volumes", pluginDir(volume), volume.name);
-    const made = await mkdir(dir, { recursive: true, mode: usesAtomicWriter(volume) ? 0o755 : 0o777 });
-    if (usesAtomicWriter(volume)) await writeAtomically(dir, await volumePayload(ctx, volume));
-    // kubelet emptydir setupDir: made 0777 whatever the umask, so a container of any user can write.
-    else if (made !== undefined) await chmod(dir, 0o777);
+    const atomic = usesAtomicWriter(volume);
+    if (atomic) {
+      await mkdir(dir, { recursive: true, mode: 0o755 });
+      await writeAtomically(dir, await volumePayload(ctx, volume));
+    } else {
+      await setUpEmptyDir(dir, ctx.pod, volume, ctx.node.memory);
+    }
+    // Every plugin's SetUpAt ends with the fsGroup ownership change (configMap, secret,
+    // downwardAPI and projected volumes are read-only mounts: group read only).
+    const fsGroup = podFsGroup(ctx.pod.spec.securityContext);
+    if (fsGroup !== undefined) await changeVolumeOwnership(dir, fsGroup, atomic);
     return dir;
   }
 
@@ -104,13 +120,15 @@ export class PodVolumes {
 
   /**
    * tearDown removes every volume directory of a pod (hostPath volumes are never touched): its
-   * subPath binds are unmounted first (kubelet CleanSubPaths), and nothing is removed while any
-   * mount is left below the pod's directory, so the removal never reaches through one.
+   * subPath binds are unmounted first (kubelet CleanSubPaths), then what else is mounted in it
+   * (memory-backed emptyDirs), and nothing is removed while any mount is left below the pod's
+   * directory, so the removal never reaches through one.
    */
   async tearDown(uid: string): Promise<void> {
     if (uid === "") return;
     const dir = this.podDir(uid);
     await cleanSubPaths(dir, this.runMount);
+    await unmountUnder(dir);
     const left = mountsBelow(dir);
     if (left.length > 0) throw new Error(`cannot remove the volumes of pod ${uid}: still mounted: ${left.join(", ")}`);
     await rm(dir, { recursive: true, force: true });

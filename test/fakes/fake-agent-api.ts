@@ -5,7 +5,7 @@
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import type { Pod } from "../../src/api/types.js";
 import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
+import type { ExecContainer, PodSandboxTarget } from "../../src/apiserver/exec/handle-exec.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
@@ -220,6 +220,11 @@ export class FakeAgentApi implements AgentApi {
     const pod = this.store.get<Pod>("pods", namespace, name);
     if (pod === undefined) return podNotFound(name);
     return containerNotRunning(container ?? pod.spec.containers[0]?.name ?? "");
+  }
+
+  /** podSandbox finds no sandbox in the fake: every pod is refused as not found. */
+  podSandbox(_namespace: string, name: string): PodSandboxTarget | ExecStatus {
+    return podNotFound(name);
   }
 
   private mustGet(namespace: string, name: string): Pod {

@@ -84,6 +84,24 @@ test("sandboxConfig: pod network → network POD and the pod name as hostname (6
   assert.equal(config.linux.cgroup_parent, `/probelet/pod${pod.podUid}`);
 });
 
+test("sandboxConfig: the agent's host name for the pod, and its sysctls in linux.sysctls (none: no field)", () => {
+  const config = sandboxConfig({ ...pod, hostNetwork: false, hostname: "web-0", sysctls: { "kernel.shm_rmid_forced": "1" } }, "probelet");
+  assert.equal(config.hostname, "web-0");
+  assert.deepEqual(config.linux.sysctls, { "kernel.shm_rmid_forced": "1" });
+  assert.equal(sandboxConfig({ ...pod, hostname: "web-0" }, "probelet").hostname, "", "a host-network pod keeps the node's name");
+  assert.equal(sandboxConfig({ ...pod, sysctls: {} }, "probelet").linux.sysctls, undefined);
+  assert.equal(sandboxConfig({ ...pod, privileged: true }, "probelet").linux.security_context.privileged, true);
+});
+
+test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, the groups as supplemental_groups, only when set", () => {
+  assert.equal(containerConfig({ ...container, readonlyRootfs: true }, pod).linux.security_context.readonly_rootfs, true);
+  assert.equal(containerConfig(container, pod).linux.security_context.readonly_rootfs, undefined);
+  assert.deepEqual(containerConfig({ ...container, supplementalGroups: [2000, 5] }, pod).linux.security_context.supplemental_groups, ["2000", "5"]);
+  assert.equal(containerConfig(container, pod).linux.security_context.supplemental_groups, undefined);
+  assert.equal(containerConfig({ ...container, privileged: true }, pod).linux.security_context.privileged, true);
+  assert.equal(containerConfig(container, pod).linux.security_context.privileged, undefined);
+});
+
 test("podCgroupParent keeps the UID but never a path separator", () => {
   assert.equal(podCgroupParent("/x/", "a/b c"), "/x/poda_b_c");
   assert.equal(podCgroupParent("/probelet", "1234-abcd"), "/probelet/pod1234-abcd");

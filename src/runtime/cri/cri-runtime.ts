@@ -22,6 +22,7 @@ import {
   type Runtime,
   type RuntimeErrorCode,
   type SandboxFilter,
+  type StreamingRequest,
 } from "../runtime.js";
 import { CriClient, DEFAULT_CALL_TIMEOUT_MS } from "./client.js";
 import {
@@ -257,6 +258,18 @@ export class CriRuntime implements Runtime {
   /** execStream is CRI Exec: streams through containerd's streaming server (see cri-exec-stream.ts for what v4 cannot do). */
   async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
     return startCriExec(this.client, containerId, argv, options);
+  }
+
+  /** streamingUrl is CRI Exec, Attach or PortForward: containerd's single-use streaming URL (kubelet GetExec, GetAttach, GetPortForward). */
+  async streamingUrl(request: StreamingRequest): Promise<string> {
+    switch (request.kind) {
+      case "exec":
+        return (await this.client.call("Exec", { container_id: request.containerId, cmd: [...request.cmd], tty: request.tty, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr })).url;
+      case "attach":
+        return (await this.client.call("Attach", { container_id: request.containerId, tty: request.tty, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr })).url;
+      case "portforward":
+        return (await this.client.call("PortForward", { pod_sandbox_id: request.sandboxId, port: [...request.ports] })).url;
+    }
   }
 
   /** close closes the gRPC channel only; containers and sandboxes keep running. */

@@ -46,7 +46,8 @@ export interface CriSandboxConfig {
   annotations: Record<string, string>;
   linux: {
     cgroup_parent: string;
-    security_context: { namespace_options: NamespaceOption };
+    security_context: { namespace_options: NamespaceOption; privileged?: boolean };
+    sysctls?: Record<string, string>;
   };
 }
 
@@ -75,6 +76,7 @@ export interface CriContainerSecurityContext {
   capabilities?: { add_capabilities: string[]; drop_capabilities: string[] };
   privileged?: boolean;
   no_new_privs?: boolean;
+  readonly_rootfs?: boolean;
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
@@ -177,6 +179,8 @@ export interface CriMethods {
   ReopenContainerLog: [{ container_id: string }, Record<string, never>];
   ExecSync: [{ container_id: string; cmd: string[]; timeout: Int64 }, { stdout: Buffer; stderr: Buffer; exit_code: number }];
   Exec: [{ container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  Attach: [{ container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  PortForward: [{ pod_sandbox_id: string; port: number[] }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];
   ImageStatus: [{ image: { image: string }; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
 }
