@@ -513,6 +513,10 @@ export class Agent extends StoreView implements AgentApi {
       if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
         const active = this.activePortHolders();
         if (!fitsHostPorts(pod, active, shared)) {
+          // The kubelet rejects before the pod worker sees the pod, so its status manager knows it
+          // cannot have running containers (pod_workers.go CouldHaveRunningContainers): Failed is
+          // written at once.
+          worker.record.containersStopped = true;
           this.rejectPod(pod, NODE_PORTS_REASON, NODE_PORTS_MESSAGE);
           return;
         }

@@ -238,8 +238,8 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
     const runtime = new FakeRuntime(clock);
     const first = new Agent({ runtime, stateDir, clock });
     first.start();
-    const sidecar: Container = { name: "proxy", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
-    first.admit(pod("with-sidecar", [{ name: "app", command: ["app"] }], { initContainers: [sidecar] }), "api");
+    const sidecar: Container = { name: "proxy", image: "img", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
+    first.admit(pod("with-sidecar", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [sidecar] }), "api");
     for (let i = 0; i < 5; i++) await tick(clock);
     assert.equal(runtime.current("app")?.state, "running", "the main container started after the sidecar's startup probe");
     await first.detach();
@@ -274,8 +274,8 @@ test("[case 226] TestSyncPodWithRestartAllContainers (KEP-5532): an exit matchin
     const line2 = `${e.object.status?.phase} init=${initialized} app=${state} restarts=${app?.restartCount ?? 0}`;
     if (states.at(-1) !== line2) states.push(line2);
   });
-  const trigger: Container = { name: "trigger", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
-  agent.admit(pod("reset", [{ name: "app", command: ["app"] }, trigger], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  const trigger: Container = { name: "trigger", image: "img", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("reset", [{ name: "app", image: "img", command: ["app"] }, trigger], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api");
   await tick(clock);
   runtime.exit(runtime.current("setup")!.id, 0);
   for (let i = 0; i < 3; i++) await tick(clock);

@@ -37,6 +37,7 @@ test("Secret values an exec probe prints are scrubbed from events, probe history
       containers: [
         {
           name: "app",
+          image: "img",
           command: ["app"],
           env: [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "db", key: "password" } } }],
           envFrom: [{ secretRef: { name: "api" } }],

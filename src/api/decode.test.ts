@@ -252,6 +252,7 @@ spec:
     - {name: down, downwardAPI: {defaultUser: 1000, items: [{path: n, fieldRef: {fieldPath: metadata.name}, user: 1000}]}}
   containers:
     - name: app
+      image: img
       command: [app]
       volumeMounts: [{name: scratch, mountPath: /scratch, bindMountOptions: [nosuid]}]
       livenessProbe: {httpGet: {path: /healthz, port: 8080, protocol: HTTP2}}

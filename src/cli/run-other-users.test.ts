@@ -37,6 +37,7 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
+    image: busybox
     command: ["sh", "-c", "echo hello; echo -n bye > \\"$PROBELET_TERMINATION_MESSAGE_PATH\\"; exec sleep 300"]
 `;
 

@@ -25,7 +25,8 @@ test("quick start, then delete pod web and apply -f examples/web.yaml: the pod r
   const text = await exampleWithFreePorts("web.yaml", [8080]);
   await writeFile(web, text);
   const agent = await start(["-f", web, "--listen", "127.0.0.1:0", "--state-dir", state]);
-  const client = ["--server", agent.url, "--state-dir", state];
+  // The CLI finds the agent through its state directory (agent.sock), where its token may go.
+  const client = ["--state-dir", state];
   const pod = (name: string) => getJson<Pod>(`${agent.url}/api/v1/namespaces/default/pods/${name}`, state);
   const until = async (what: string, check: (p: Pod | undefined) => boolean, name = "web"): Promise<Pod> => {
     for (let i = 0; i < 300; i++) {
