@@ -239,7 +239,9 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
  */
 export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number): void {
   const at = iso(now);
-  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase), at);
+  // The Initialized just built (from the previous status) is the old one here, so a pod that was
+  // initialized stays so through an in-place restart of all its containers.
+  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase, status.conditions), at);
   status.conditions = updateCondition(
     status.conditions,
     generateContainersReadyCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase),
