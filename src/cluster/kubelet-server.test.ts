@@ -159,9 +159,9 @@ test("/metrics/probes, /metrics/resource and /stats/summary answer in the kubele
 });
 
 /** upgrade sends an upgrade request as the API server's node proxy does and resolves with the answer's first bytes. */
-function upgrade(path: string, send: string, identity: { cert: Buffer; key: Buffer } | undefined = client): Promise<string> {
+function upgrade(path: string, send: string, identity: { cert: Buffer; key: Buffer } | "anonymous" = client): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: server.port, path, ca: serverCa, ...identity, headers: { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } });
+    const req = request({ host: "127.0.0.1", port: server.port, path, ca: serverCa, ...(identity === "anonymous" ? {} : identity), headers: { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" } });
     req.on("upgrade", (res, socket: Duplex, head: Buffer) => {
       let got = `${res.statusCode ?? 0} ${head.toString("utf8")}`;
       socket.on("data", (chunk: Buffer) => {
@@ -182,7 +182,7 @@ function upgrade(path: string, send: string, identity: { cert: Buffer; key: Buff
   });
 }
 
-test("/exec and /portForward proxy the upgraded connection to the runtime's streaming URL, with the stream options of the query, after the auth filter", async () => {
+test("/exec and /portForward proxy the upgraded connection to the runtime's streaming URL, with the stream options of the query, after the auth filter", { timeout: 30_000 }, async () => {
   // The runtime's streaming server: it answers 101 and echoes, as containerd's would speak SPDY.
   const seen: { url: string; headers: IncomingHttpHeaders }[] = [];
   const backend = createHttpServer();
@@ -219,7 +219,7 @@ test("/exec and /portForward proxy the upgraded connection to the runtime's stre
     assert.equal(await upgrade("/exec/default/nope/app?output=1", ""), "404 pod does not exist\n");
     assert.deepEqual(await get("/exec/default/web/app?output=1", client), { code: 500, body: "Upgrade request required" });
     // The auth filter comes first for upgrades too: no credentials 401, a node's certificate 403.
-    assert.equal(await upgrade("/exec/default/web/app?command=sh&output=1", "", undefined), "401 Unauthorized\n");
+    assert.equal(await upgrade("/exec/default/web/app?command=sh&output=1", "", "anonymous"), "401 Unauthorized\n");
     assert.match(await upgrade("/exec/default/web/app?command=sh&output=1", "", intruder), /^403 Forbidden \(user=system:node:probelet-b, verb=get, resource=nodes, subresource\(s\)=\[proxy\]\)/);
     assert.deepEqual(await get("/exec/default/web/app?output=1", undefined), { code: 401, body: "Unauthorized" });
     assert.equal(asked.length, 2, "refused upgrades never reach the runtime");
