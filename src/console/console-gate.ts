@@ -3,8 +3,8 @@
 //   POST /console/login-codes         a one-time login code (bearer token only: `probelet console`)
 //   GET  /console/login?code=…        trades the code for a session cookie, then loads the console
 //   GET  /console/explain/{ns}/{name} `probelet explain`'s text for the pod
-// A session cookie also opens the API, for GET and HEAD only: the console never changes anything,
-// so a cookie can never be used to create or delete pods.
+// A session cookie also opens the API for GET and HEAD, and for the console's two actions only
+// (console-writes.ts: delete a pod, probe now): a cookie can never create, change or apply anything.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, type AgentApi, type KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
@@ -15,6 +15,7 @@ import { explainPod } from "../cli/explain-pod.js";
 import type { Clock } from "../util/clock.js";
 import { ConsoleAssets, SECURITY_HEADERS } from "./console-assets.js";
 import { ConsoleSessions, sessionCookie } from "./console-sessions.js";
+import { consoleMayWrite } from "./console-writes.js";
 
 /** LOGIN_CODES_PATH is where `probelet console` asks for a login code. */
 export const LOGIN_CODES_PATH = "/console/login-codes";
@@ -50,9 +51,12 @@ export class ConsoleGate {
     return new ConsoleGate(assets ?? (await ConsoleAssets.load()), new ConsoleSessions(clock), clock, secure);
   }
 
-  /** opensApi reports whether a request without the bearer token may read the API with its session cookie. */
-  opensApi(req: IncomingMessage): boolean {
-    return (req.method === "GET" || req.method === "HEAD") && this.sessions.authenticate(req.headers.cookie);
+  /**
+   * opensApi reports whether a request without the bearer token may use the API with its session
+   * cookie: to read, and for the console's own few writes (console-writes.ts).
+   */
+  opensApi(req: IncomingMessage, path: string): boolean {
+    return (req.method === "GET" || req.method === "HEAD" || consoleMayWrite(req, path)) && this.sessions.authenticate(req.headers.cookie);
   }
 
   /** handle answers the request when it is one of the console's routes and reports whether it did. */
@@ -68,7 +72,7 @@ export class ConsoleGate {
     const isExplain = r.path.startsWith(EXPLAIN_PREFIX);
     if (!isExplain && !this.assets.has(r.path)) return false;
     if (method !== "GET" && method !== "HEAD") return refuse(r.res, 405, "use GET");
-    if (!r.bearer && !this.opensApi(r.req)) return refuse(r.res, 401, "Unauthorized: open the console with `probelet console`");
+    if (!r.bearer && !this.opensApi(r.req, r.path)) return refuse(r.res, 401, "Unauthorized: open the console with `probelet console`");
     if (isExplain) return this.explain(r);
     this.assets.serve(r.res, r.path, method === "HEAD");
     return true;

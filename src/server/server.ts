@@ -98,9 +98,9 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     req.socket.setTimeout(idleTimeout);
     const health = path === HEALTHZ_PATH;
     const bearer = auth === undefined || auth.authenticate(req.headers.authorization);
-    // The web console's pages and login (src/console/); its session cookie also opens the API for reading.
+    // The web console's pages and login (src/console/); its session cookie also opens the API for reading and the console's actions.
     if (!health && consoleGate.handle({ req, res, path, query, bearer, api })) return;
-    if (!bearer && !health && !consoleGate.opensApi(req)) return sendStatus(res, unauthorizedStatus());
+    if (!bearer && !health && !consoleGate.opensApi(req, path)) return sendStatus(res, unauthorizedStatus());
     if (!health && options.ready !== undefined) await options.ready;
     const match = matchRoute(path);
     if (match === undefined) return sendStatus(res, notFoundStatus());
