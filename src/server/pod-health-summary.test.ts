@@ -15,14 +15,14 @@ function entry(s: number, probeType: ProbeHistoryEntry["probeType"], result: Pro
 test("summarizePodHealth marks each bucket with its worst result, counts results and keeps the last failure's output; the worst probe comes first", () => {
   const segment: ProbeHistorySegment = { container: "app", probeType: "readiness", containerID: "process://1", result: "Success", start: at(0), end: at(59), count: 60, latencyMinMs: 1, latencyMaxMs: 2, latencySumMs: 90, lastOutput: "", lastRun: 60, threshold: 1 };
   const items = [entry(65, "liveness", "Success"), entry(70, "liveness", "Failure", "HTTP probe failed with statuscode: 500"), entry(75, "liveness", "Success"), entry(100, "liveness", "Failure", "connection refused")];
-  const health = summarizePodHealth({ namespace: "default", name: "web" }, { items, segments: [segment] }, [{ container: "app", containerID: "process://0", startedAt: at(-30), finishedAt: at(90), exitCode: 137, reason: "Error" }], T0, T0 + 120_000, 4);
+  const health = summarizePodHealth({ namespace: "default", name: "web" }, { items, segments: [segment] }, [{ container: "init", containerID: "process://9", startedAt: at(-40), finishedAt: at(-35), exitCode: 0, reason: "Completed" }, { container: "app", containerID: "process://0", startedAt: at(-30), finishedAt: at(90), exitCode: 137, reason: "Error" }, { container: "init", containerID: "process://8", startedAt: at(1), finishedAt: at(2), exitCode: 0, reason: "Completed" }], T0, T0 + 120_000, 4);
   assert.deepEqual(health.probes.map((p) => [p.probeType, p.buckets, p.success, p.failure]), [
     ["liveness", "..ff", 2, 2],
     ["readiness", "ss..", 60, 0],
   ]);
   assert.deepEqual(health.probes[0]!.lastFailure, { time: at(100), output: "connection refused" });
-  assert.deepEqual(health.exits, [{ container: "app", time: at(90), exitCode: 137, reason: "Error" }]);
-  assert.equal(health.failures, 3, "two probe failures and one exit");
+  assert.deepEqual(health.exits, [{ container: "init", time: at(2), exitCode: 0, reason: "Completed" }, { container: "app", time: at(90), exitCode: 137, reason: "Error" }]);
+  assert.equal(health.failures, 3, "two probe failures and one failed exit; a clean exit is no failure");
 });
 
 test("summarizePodHealth counts a collapsed run in proportion to its part inside the range", () => {

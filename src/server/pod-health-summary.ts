@@ -4,6 +4,7 @@
 // pod list draws it, so which pods flap, and why, shows without opening each one.
 import type { Pod } from "../api/types.js";
 import type { ContainerInstance } from "../agent/container-instances.js";
+import { failedExit } from "../agent/exit-status.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ProbeHistoryRange } from "../prober/probe-history.js";
 import type { ProbeType } from "../prober/probe-type.js";
@@ -54,7 +55,7 @@ export interface PodHealth {
   probes: ProbeHealth[];
   /** Oldest first, the newest MAX_EXITS. */
   exits: ContainerExit[];
-  /** Probe failures plus exits in the range: the pod list's "most failures lately". */
+  /** Probe failures plus failed exits (failedExit) in the range: the pod list's "most failures lately". */
   failures: number;
 }
 
@@ -142,7 +143,7 @@ export function summarizePodHealth(pod: { namespace: string; name: string }, ran
   exits.sort((a, b) => a.time.localeCompare(b.time));
   const list = [...probes.values()].map((p) => ({ ...p.health, buckets: p.marks.join("") }));
   list.sort((a, b) => b.failure - a.failure || b.unknown - a.unknown || a.container.localeCompare(b.container) || a.probeType.localeCompare(b.probeType));
-  const failures = list.reduce((n, p) => n + p.failure, 0) + exits.length;
+  const failures = list.reduce((n, p) => n + p.failure, 0) + exits.filter(failedExit).length;
   return { namespace: pod.namespace, name: pod.name, probes: list, exits: exits.slice(-MAX_EXITS), failures };
 }
 
