@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# A real Kubernetes v1.20.2 control plane on loopback for probelet's cluster tests (see
+# A real Kubernetes v1.37 control plane on loopback for probelet's cluster tests (see
 # docs/cluster-test-env.md and ../shared/spec/cluster-node.md): etcd, kube-apiserver,
-# kube-controller-manager and kube-scheduler, built once from Debian 12's `kubernetes` source
-# package with Debian 11's Go 1.15 and kept in a cache directory.
+# kube-controller-manager and kube-scheduler, built once from the Go module proxy by
+# scripts/k8s-tools.sh (with kubectl) and kept in its cache directory.
 #
-#   scripts/control-plane.sh build    fetch the sources, Go 1.15 and etcd into the cache and build
-#                                     the three binaries (about 9 minutes and 2.5 GB of disk at the peak, once; later
-#                                     runs see the stamp and return at once; 282 MB stay)
+#   scripts/control-plane.sh build    build etcd, kube-apiserver, kube-controller-manager,
+#                                     kube-scheduler and kubectl (scripts/k8s-tools.sh build
+#                                     control-plane: about 7 minutes on 2 cores, once; later runs
+#                                     see the stamps and return at once)
 #   scripts/control-plane.sh start    start the control plane in the run directory; prints export
 #                                     lines: eval "$(scripts/control-plane.sh start)"
 #   scripts/control-plane.sh env      print the export lines again
@@ -14,123 +15,52 @@
 #   scripts/control-plane.sh stop     end the processes start started (by their recorded PIDs)
 #                                     and remove the run directory
 #
+# What runs is what a kubeadm cluster runs, on loopback: the Node and RBAC authorizers,
+# NodeRestriction and ServiceAccount admission, client certificates of the cluster CA,
+# bootstrap tokens, service-account tokens signed by the run's key; the controller manager
+# signs CSRs with the cluster CA, approves node client CSRs, signs and cleans bootstrap tokens.
+#
 # Options (environment):
-#   PROBELET_CACHE_DIR=DIR            the cache (default /var/cache/probelet); this script owns
-#                                     DIR/control-plane/
+#   PROBELET_CACHE_DIR=DIR            the cache (default /var/cache/probelet); scripts/k8s-tools.sh
+#                                     owns DIR/k8s-<version>/
 #   PROBELET_CP_DIR=DIR               the run directory (default /tmp/probelet-cp)
 #   PROBELET_CP_NODES="a b"           node names that get a token and a kubeconfig
-#                                     (default "probelet-a probelet-b probelet-c probelet-d")
+#                                     (default "probelet-a probelet-b probelet-c probelet-d probelet-e")
 #   PROBELET_CP_NODE_GRACE=40s        kube-controller-manager's --node-monitor-grace-period
-#   PROBELET_DEBIAN_MIRROR=URL        the Debian mirror (default: read from the machine's apt)
+#   PROBELET_CP_SIGNING_DURATION=24h  kube-controller-manager's --cluster-signing-duration: how
+#                                     long the certificates it signs for CSRs last
 #
 # Nothing listens beyond 127.0.0.1; tokens and keys are files of mode 0600; stop ends only
 # processes whose PIDs start recorded, and only while their command line still matches.
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=scripts/private-apt.sh
-source "$SCRIPT_DIR/private-apt.sh"
-
-CACHE_DIR=${PROBELET_CACHE_DIR:-/var/cache/probelet}
-CACHE_DIR=${CACHE_DIR%/}
-CP_CACHE="$CACHE_DIR/control-plane"
-BIN_DIR="$CP_CACHE/bin"
-STAMP="$BIN_DIR/stamp"
+K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 RUN_DIR=${PROBELET_CP_DIR:-/tmp/probelet-cp}
 RUN_DIR=${RUN_DIR%/}
-NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c probelet-d}
+NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c probelet-d probelet-e}
 NODE_GRACE=${PROBELET_CP_NODE_GRACE:-40s}
+SIGNING_DURATION=${PROBELET_CP_SIGNING_DURATION:-24h}
 COMPONENTS="etcd kube-apiserver kube-controller-manager kube-scheduler"
-# The Debian packages this script builds from (suite names; the mirror comes from the machine).
-SOURCE_PACKAGE=kubernetes/bookworm
-GO_PACKAGES="golang-1.15-go/bullseye golang-1.15-src/bullseye"
-ETCD_PACKAGE=etcd-server/bookworm
 
 log() { printf 'control-plane.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 # ---- build ------------------------------------------------------------------------------
 
-# need_writable_cache: the cache must be writable; otherwise say what to run.
-need_writable_cache() {
-  if mkdir -p "$CP_CACHE" 2>/dev/null && [ -w "$CP_CACHE" ]; then return 0; fi
-  die "cannot write $CP_CACHE: run 'sudo $0 build' once, or set PROBELET_CACHE_DIR to a directory you own"
+# bin NAME: the path of a built component (scripts/k8s-tools.sh path); fails when it is not built.
+bin() {
+  "$K8S_TOOLS" path "$1" 2>/dev/null
 }
 
-# built: the three binaries and etcd are in the cache with a stamp.
+# built: the four components and kubectl are in the cache with their stamps.
 built() {
-  [ -s "$STAMP" ] || return 1
   local b
-  for b in kube-apiserver kube-controller-manager kube-scheduler etcd; do [ -x "$BIN_DIR/$b" ] || return 1; done
+  for b in $COMPONENTS kubectl; do bin "$b" >/dev/null || return 1; done
 }
 
 cmd_build() {
-  if built; then
-    log "already built: $(cat "$STAMP") ($BIN_DIR)"
-    return 0
-  fi
-  need_writable_cache
-  exec 9>"$CP_CACHE/build.lock"
-  flock -n 9 || die "another build is running (lock $CP_CACHE/build.lock)"
-  local t0 apt="$CP_CACHE/apt" src="$CP_CACHE/src" go="$CP_CACHE/go" etcd="$CP_CACHE/etcd"
-  t0=$(date +%s)
-  private_apt_init "$apt" "deb bookworm" "deb bullseye" "deb-src bookworm"
-  log "updating the private package lists ($apt)"
-  private_apt "$apt" apt-get update -qq >&2
-  if ! command -v rsync >/dev/null 2>&1; then
-    [ "$(id -u)" = 0 ] || die "the build needs rsync: install it (sudo apt-get install rsync)"
-    log "installing rsync (the kubernetes Makefile needs it)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rsync >&2 ||
-      { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rsync >&2; }
-  fi
-
-  log "fetching Go 1.15 (${GO_PACKAGES})"
-  rm -rf "$go" && mkdir -p "$go/debs" "$go/root"
-  # shellcheck disable=SC2086
-  (cd "$go/debs" && private_apt "$apt" apt-get download -qq $GO_PACKAGES >&2)
-  local deb
-  for deb in "$go"/debs/*.deb; do dpkg -x "$deb" "$go/root"; done
-  local goroot
-  goroot=$(find "$go/root/usr/lib" -maxdepth 1 -name 'go-1.15' -type d | head -n 1)
-  [ -x "$goroot/bin/go" ] || die "no go binary in the unpacked $GO_PACKAGES"
-
-  log "fetching etcd ($ETCD_PACKAGE)"
-  rm -rf "$etcd" && mkdir -p "$etcd/debs" "$etcd/root"
-  (cd "$etcd/debs" && private_apt "$apt" apt-get download -qq "$ETCD_PACKAGE" >&2)
-  for deb in "$etcd"/debs/*.deb; do dpkg -x "$deb" "$etcd/root"; done
-  [ -x "$etcd/root/usr/bin/etcd" ] || die "no etcd binary in the unpacked $ETCD_PACKAGE"
-
-  log "fetching the source package ($SOURCE_PACKAGE)"
-  rm -rf "$src" && mkdir -p "$src"
-  (cd "$src" && private_apt "$apt" apt-get source -qq "$SOURCE_PACKAGE" >&2)
-  local tree version
-  tree=$(find "$src" -mindepth 1 -maxdepth 1 -type d -name 'kubernetes-*' | head -n 1)
-  [ -f "$tree/Makefile" ] || die "no kubernetes tree with a Makefile under $src"
-  version=$(cd "$tree" && dpkg-parsechangelog -S Version)
-
-  log "building kube-apiserver, kube-controller-manager, kube-scheduler with $("$goroot/bin/go" version) (about 9 minutes)"
-  # Debian's version 1.20.5+really1.20.2-… is upstream v1.20.2; without .git the build would
-  # stamp the binaries with a placeholder version.
-  local upstream=${version#*really}
-  upstream=${upstream%%-*}
-  # The tree's hack/lib/golang.sh points GOPATH and GOCACHE into _output/local/go itself.
-  (
-    cd "$tree"
-    export GOROOT="$goroot" PATH="$goroot/bin:$PATH" CGO_ENABLED=0 GOPROXY=off GOFLAGS=-mod=vendor \
-      KUBE_GIT_VERSION="v$upstream" KUBE_GIT_TREE_STATE=clean \
-      KUBE_GIT_MAJOR="${upstream%%.*}" KUBE_GIT_MINOR="$(echo "$upstream" | cut -d. -f2)"
-    nice -n 19 make WHAT="cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler" >&2
-  )
-  mkdir -p "$BIN_DIR"
-  local b
-  for b in kube-apiserver kube-controller-manager kube-scheduler; do install -m 0755 "$tree/_output/bin/$b" "$BIN_DIR/$b"; done
-  install -m 0755 "$etcd/root/usr/bin/etcd" "$BIN_DIR/etcd"
-  printf 'kubernetes %s %s etcd %s\n' "$version" "$("$goroot/bin/go" version | awk '{ print $3 }')" \
-    "$(dpkg-deb -f "$etcd"/debs/etcd-server_*.deb Version)" >"$STAMP"
-  # Only bin/ is used from here on: the package lists, Go, etcd's package and the tree with
-  # its _output (binaries, Go build cache) go.
-  rm -rf "$apt" "$src" "$go" "$etcd"
-  log "built in $(( $(date +%s) - t0 )) s: $(cat "$STAMP")"
+  "$K8S_TOOLS" build control-plane
 }
 
 # ---- start ------------------------------------------------------------------------------
@@ -237,7 +167,9 @@ show_log() {
 launch() {
   local name=$1
   shift
-  "$BIN_DIR/$name" "$@" </dev/null >>"$RUN_DIR/$name.log" 2>&1 &
+  local path
+  path=$(bin "$name") || die "$name is not built (run: sudo $0 build)"
+  "$path" "$@" </dev/null >>"$RUN_DIR/$name.log" 2>&1 &
   echo $! >"$RUN_DIR/$name.pid"
 }
 
@@ -271,7 +203,7 @@ running_components() {
 
 cmd_start() {
   [ "$(id -u)" = 0 ] || die "the control plane tests run as root (run: sudo $0 start)"
-  built || die "the control plane is not built in $CP_CACHE (run: sudo $0 build)"
+  built || die "the control plane is not built (run: sudo $0 build; scripts/k8s-tools.sh status lists what is there)"
   command -v curl >/dev/null 2>&1 || die "start needs curl"
   command -v node >/dev/null 2>&1 || die "start needs node (to find free ports)"
   check_node_names
@@ -319,13 +251,17 @@ cmd_start() {
     --initial-cluster "probelet-cp=http://127.0.0.1:$etcd_peer" --initial-cluster-state new
   wait_for "etcd health" 30 etcd curl -sf --max-time 2 "http://127.0.0.1:$etcd_client/health"
 
+  # kube-apiserver as kubeadm runs it (cmd/kubeadm/app/phases/controlplane/manifests.go
+  # getAPIServerCommand), on loopback: one cluster CA for serving, client certificates and CSR
+  # signing; bootstrap tokens; ServiceAccount admission with its issuer and keys (every pod gets
+  # a projected kube-api-access volume); nodes limited by the Node authorizer and NodeRestriction.
   launch kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_client" \
-    --bind-address=127.0.0.1 --secure-port="$secure_port" --insecure-port=0 \
+    --bind-address=127.0.0.1 --secure-port="$secure_port" \
     --tls-cert-file="$RUN_DIR/pki/apiserver.crt" --tls-private-key-file="$RUN_DIR/pki/apiserver.key" \
-    --token-auth-file="$RUN_DIR/tokens.csv" \
-    --authorization-mode=Node,RBAC \
-    --enable-admission-plugins=NodeRestriction --disable-admission-plugins=ServiceAccount \
-    --service-account-issuer=https://kubernetes.default.svc \
+    --client-ca-file="$RUN_DIR/pki/server-ca.crt" \
+    --token-auth-file="$RUN_DIR/tokens.csv" --enable-bootstrap-token-auth \
+    --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction,ServiceAccount \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$RUN_DIR/pki/service-account.pub" \
     --service-account-signing-key-file="$RUN_DIR/pki/service-account.key" \
     --service-cluster-ip-range=10.96.0.0/16 \
@@ -337,13 +273,17 @@ cmd_start() {
   wait_for "kube-apiserver /readyz" 60 kube-apiserver api_get /readyz
   wait_for "the default namespace" 30 kube-apiserver api_get /api/v1/namespaces/default
 
+  # The default controllers plus the two kubeadm turns on for bootstrap tokens; csrsigning signs
+  # with the cluster CA, csrapproving approves node client CSRs the requester may make.
   launch kube-controller-manager --kubeconfig="$RUN_DIR/kubeconfig/admin.kubeconfig" --leader-elect=false \
-    --bind-address=127.0.0.1 --secure-port=0 --port=0 \
+    --bind-address=127.0.0.1 --secure-port=0 \
     --service-account-private-key-file="$RUN_DIR/pki/service-account.key" \
     --root-ca-file="$RUN_DIR/pki/server-ca.crt" \
-    --controllers='*,-csrsigning,-csrapproving' --node-monitor-grace-period="$NODE_GRACE"
+    --cluster-signing-cert-file="$RUN_DIR/pki/server-ca.crt" --cluster-signing-key-file="$RUN_DIR/pki/server-ca.key" \
+    --cluster-signing-duration="$SIGNING_DURATION" \
+    --controllers='*,bootstrapsigner,tokencleaner' --node-monitor-grace-period="$NODE_GRACE"
   launch kube-scheduler --kubeconfig="$RUN_DIR/kubeconfig/admin.kubeconfig" --leader-elect=false \
-    --bind-address=127.0.0.1 --secure-port=0 --port=0
+    --bind-address=127.0.0.1 --secure-port=0
   sleep 0.5
   for name in kube-controller-manager kube-scheduler; do
     component_pid "$name" >/dev/null || { show_log "$name"; die "$name exited at start (log: $RUN_DIR/$name.log)"; }

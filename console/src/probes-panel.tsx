@@ -2,21 +2,14 @@
 // with the result in place, and its recent history as runs of identical results, newest first,
 // with the container's restarts between them.
 import { useState } from "preact/hooks";
-import type { ProbeHistoryEntry, ProbeHistorySegment } from "../../src/prober/probe-history";
-import { describeProbe } from "../../src/cli/describe-pod";
+import { collapseRuns, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
+import { describeProbe, describeProbeRun } from "../../src/cli/describe-pod";
 import { podContainers, probeOf, type Pod } from "./model";
 import { podProbes, ProbeNowButton } from "./pod-actions";
-import { collapseRuns, type ProbeRun } from "./probe-runs";
 import { timeText, timeTitle } from "./time-format";
 
 /** Runs shown per probe before "more". */
 const RUNS_SHOWN = 6;
-
-function runText(run: ProbeRun): string {
-  const word = run.result.toLowerCase();
-  const where = run.threshold > 1 && run.result !== "Success" && run.lastRun <= run.threshold ? ` (${run.lastRun} of ${run.threshold})` : "";
-  return run.count > 1 ? `${word} ×${run.count}${where}` : `${word}${where}`;
-}
 
 /** ProbesPanel lists the pod's probes with their runs. */
 export function ProbesPanel(props: { pod: Pod; entries: readonly ProbeHistoryEntry[]; segments: readonly ProbeHistorySegment[]; now: number }) {
@@ -29,10 +22,10 @@ export function ProbesPanel(props: { pod: Pod; entries: readonly ProbeHistoryEnt
       {probes.map((p) => {
         const key = `${p.container}/${p.probeType}`;
         const spec = probeOf(specs.get(p.container), p.probeType);
-        const runs = collapseRuns(
-          props.segments.filter((s) => s.container === p.container && s.probeType === p.probeType),
-          props.entries.filter((e) => e.container === p.container && e.probeType === p.probeType),
-        ).reverse();
+        // The agent's rule for runs (describe's too), over this probe's segments and probes, oldest first.
+        const mine = (x: { container: string; probeType: string }): boolean => x.container === p.container && x.probeType === p.probeType;
+        const parts = [...props.segments.filter(mine).map((s) => ({ at: s.start, part: s })), ...props.entries.filter(mine).map((e) => ({ at: e.time, part: e }))];
+        const runs = collapseRuns(parts.sort((a, b) => Date.parse(a.at) - Date.parse(b.at)).map((x) => x.part)).reverse();
         const shown = expanded.has(key) ? runs : runs.slice(0, RUNS_SHOWN);
         return (
           <div class="probe" key={key} data-probe={key}>
@@ -48,8 +41,8 @@ export function ProbesPanel(props: { pod: Pod; entries: readonly ProbeHistoryEnt
                 return [
                   restarted ? <li class="run-restart" key={`r${run.start}`}>container restarted</li> : null,
                   <li key={run.start} class={`run r-${run.result.toLowerCase()}`}>
-                    <span class="run-time" title={timeTitle(run.end, props.now)}>{timeText(run.start, props.now)}{run.end !== run.start ? `–${timeText(run.end, props.now)}` : ""}</span>{" "}
-                    <span class="run-result">{runText(run)}</span>
+                    <span class="run-time" title={timeTitle(Date.parse(run.end), props.now)}>{timeText(Date.parse(run.start), props.now)}{run.end !== run.start ? `–${timeText(Date.parse(run.end), props.now)}` : ""}</span>{" "}
+                    <span class="run-result">{describeProbeRun(run)}</span>
                     {run.lastOutput.trim() !== "" ? <span class="run-output" title={run.lastOutput}> · {run.lastOutput.trim()}</span> : null}
                   </li>,
                 ];

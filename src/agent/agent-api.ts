@@ -5,7 +5,7 @@ import type { ObjectMeta } from "../api/types.js";
 import type { ExecStatus } from "../apiserver/exec/exec-status.js";
 import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../prober/probe-history.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../prober/probe-history.js";
 import type { ProbeType } from "../prober/probe-type.js";
 import type { ContainerInstance } from "./container-instances.js";
 
@@ -109,6 +109,8 @@ export interface NodeApi {
   readLogs(request: LogRequest): AsyncIterable<string>;
   /** probeHistory returns a pod's last probes, oldest first; throws ApiError NotFound. */
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[];
+  /** probeHistoryRuns returns a pod's probe history as runs of identical results, oldest first; throws ApiError NotFound. */
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[];
   /** probeHistoryRange returns a pod's probes and collapsed runs within a time range; throws ApiError NotFound. */
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange;
   /** probeHistoryWindowMs is how long probe history is kept: the largest range a query may ask for. */

@@ -74,7 +74,7 @@ test("the agent observes its pods' start and first Ready in /metrics", async () 
   const { clock, agent } = startAgentOnFakes();
   await admitRunning(agent, clock, {
     metadata: { name: "web", namespace: "default" },
-    spec: { containers: [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 2 } }] },
+    spec: { containers: [{ name: "app", image: "img", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 2 } }] },
   });
   for (let s = 0; s < 5; s++) {
     await clock.advance(1000);

@@ -16,7 +16,7 @@ const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `$
 
 test("agent starts a pod: sandbox, Created and Started events, Running and Ready", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  const admitted = agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "file:/m/web.yaml");
+  const admitted = agent.admit(pod("web", [{ name: "app", image: "img", command: ["app"] }]), "file:/m/web.yaml");
   assert.ok(admitted.ok);
   await tick(clock);
   const s = status(agent, "web");
@@ -49,7 +49,7 @@ test("EnsureImageExists: a present image is Pulled 'already present on machine a
 
 test("agent rejects an invalid manifest with field-path errors and starts nothing", async () => {
   const { runtime, agent } = startAgentOnFakes();
-  const result = agent.admit(pod("bad", [{ name: "app", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
+  const result = agent.admit(pod("bad", [{ name: "app", image: "img", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
   assert.equal(result.ok, false);
   assert.ok(!result.ok && result.errors.includes("spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"));
   assert.equal(runtime.calls.length, 0);
@@ -58,7 +58,7 @@ test("agent rejects an invalid manifest with field-path errors and starts nothin
 
 test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s with the kubelet's messages", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("crash", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
   await tick(clock);
@@ -83,7 +83,7 @@ test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s wi
 test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () => {
   for (const [code, phase] of [[0, "Succeeded"], [1, "Failed"]] as const) {
     const { clock, runtime, agent } = startAgentOnFakes();
-    agent.admit(pod("once", [{ name: "app", command: ["app"] }], { restartPolicy: "Never" }), "api");
+    agent.admit(pod("once", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Never" }), "api");
     await tick(clock);
     runtime.exit(runtime.current("app")!.id, code);
     await tick(clock);
@@ -98,7 +98,7 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const liveness = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 5 };
-  agent.admit(pod("live", [{ name: "app", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
+  agent.admit(pod("live", [{ name: "app", image: "img", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
   for (let i = 0; i < 4; i++) await tick(clock);
   assert.ok(runtime.calls.includes("stop app#0 grace=5"), runtime.calls.join(", "));
   assert.ok(eventStrings(agent).includes("Warning Unhealthy Liveness probe failed: "));
@@ -148,7 +148,7 @@ test("doBackOff after a liveness kill reads the status from before the kill: run
 test("readiness drives Ready and ContainersReady with the kubelet's reasons", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
-  agent.admit(pod("ready", [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
+  agent.admit(pod("ready", [{ name: "app", image: "img", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   let ready = status(agent, "ready").conditions!.find((c) => c.type === "Ready")!;
   assert.deepEqual([ready.status, ready.reason, ready.message], ["False", "ContainersNotReady", "containers with unready status: [app]"]);
@@ -161,7 +161,7 @@ test("readiness drives Ready and ContainersReady with the kubelet's reasons", as
 
 test("init containers run in order before regular containers", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  agent.admit(pod("init", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api");
   await tick(clock);
   assert.equal(runtime.current("app"), undefined);
   assert.equal(status(agent, "init").phase, "Pending");
@@ -176,7 +176,7 @@ test("init containers run in order before regular containers", async () => {
 test("a failing start shows RunContainerError, then backs off", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.failStart.add("app");
-  agent.admit(pod("nostart", [{ name: "app", command: ["nosuch"] }]), "api");
+  agent.admit(pod("nostart", [{ name: "app", image: "img", command: ["nosuch"] }]), "api");
   await tick(clock);
   const waiting = status(agent, "nostart").containerStatuses![0]!.state?.waiting;
   assert.ok(waiting?.reason === "RunContainerError" || waiting?.reason === "CrashLoopBackOff", JSON.stringify(waiting));
@@ -186,7 +186,7 @@ test("a failing start shows RunContainerError, then backs off", async () => {
 
 test("deletion stops containers with the pod's grace, then removes the pod (DELETED)", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("gone", [{ name: "app", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
+  agent.admit(pod("gone", [{ name: "app", image: "img", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
   await tick(clock);
   const seen: string[] = [];
   agent.watchPods((e) => seen.push(e.type));

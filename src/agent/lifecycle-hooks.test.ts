@@ -173,7 +173,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
+      spec: { containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
     });
     const calls = runtime.calls.filter((c) => /^(start|exec|stop) /.test(c));
     assert.deepEqual(calls.slice(0, 3), ["start app#0", "exec app#0 init-hook", "stop app#0 grace=30"]);
@@ -193,7 +193,7 @@ describe("agent lifecycle hooks", () => {
       runtime.execExit.set("app", exitCode);
       await admitRunning(agent, clock, {
         metadata: { name: "p", namespace: "default" },
-        spec: { terminationGracePeriodSeconds: 20, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain", "--now"] } } } }] },
+        spec: { terminationGracePeriodSeconds: 20, containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain", "--now"] } } } }] },
       });
       agent.deletePod("default", "p");
       await flushMicrotasks(50);
@@ -228,7 +228,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook", "--token=s3cret"] } } } }] },
+      spec: { containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook", "--token=s3cret"] } } } }] },
     });
     const failed = agent.listEvents("default").filter((e) => e.reason === "FailedPostStartHook");
     assert.deepEqual(failed.map((e) => [e.type, e.message, e.involvedObject.fieldPath]), [["Warning", "PostStartHook failed", "spec.containers{app}"]]);
@@ -244,7 +244,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { restartPolicy: "Never", containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
+      spec: { restartPolicy: "Never", containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
     });
     await flushMicrotasks(50);
     const state = agent.getPod("default", "p").status?.containerStatuses?.[0]?.state;

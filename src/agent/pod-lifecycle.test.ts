@@ -31,7 +31,7 @@ function phasesSeen(agent: Agent, name: string): string[] {
 
 test("pod Never with a container Always that exits 1 restarts it and stays Running", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-always", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  agent.admit(pod("c-always", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
   const seen = phasesSeen(agent, "c-always");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
@@ -48,7 +48,7 @@ test("pod Never with a container Always that exits 1 restarts it and stays Runni
 
 test("pod Never with a container Always that exits 0 restarts it and never shows Failed or Succeeded", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-always0", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  agent.admit(pod("c-always0", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
   const seen = phasesSeen(agent, "c-always0");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 0);
@@ -65,7 +65,7 @@ test("pod Never with a container Always that exits 0 restarts it and never shows
 
 test("pod Always with a container Never that exits 1 goes Failed, is not restarted, and stays Failed", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-never", [{ name: "app", command: ["app"], restartPolicy: "Never" }], { restartPolicy: "Always" }), "api");
+  agent.admit(pod("c-never", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Never" }], { restartPolicy: "Always" }), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
   for (let i = 0; i < 3; i++) await tick(clock);
@@ -76,7 +76,7 @@ test("pod Always with a container Never that exits 1 goes Failed, is not restart
 
 test("restartPolicyRules: exit code 42 matches the Restart rule and restarts; exit 1 falls back to Never and fails the pod", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
+  const app: Container = { name: "app", image: "img", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
   agent.admit(pod("rules", [app], { restartPolicy: "Never" }), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 42);
@@ -93,7 +93,7 @@ test("restartPolicyRules: exit code 42 matches the Restart rule and restarts; ex
 
 test("an init container whose own restartPolicy is Never fails the pod Always on exit 1; nothing else starts", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("init-never", [{ name: "app", command: ["app"] }], { restartPolicy: "Always", initContainers: [{ name: "setup", command: ["setup"], restartPolicy: "Never" }] }), "api");
+  agent.admit(pod("init-never", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Always", initContainers: [{ name: "setup", image: "img", command: ["setup"], restartPolicy: "Never" }] }), "api");
   await tick(clock);
   runtime.exit(runtime.current("setup")!.id, 1);
   for (let i = 0; i < 3; i++) await tick(clock);
@@ -107,7 +107,7 @@ test("a liveness kill of a container that will not restart says so (no \", will 
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
-  agent.admit(pod("probe-never", [{ name: "app", command: ["app"], restartPolicy: "Never", livenessProbe }], { restartPolicy: "Always", terminationGracePeriodSeconds: 3 }), "api");
+  agent.admit(pod("probe-never", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Never", livenessProbe }], { restartPolicy: "Always", terminationGracePeriodSeconds: 3 }), "api");
   for (let i = 0; i < 5; i++) await tick(clock);
   assert.ok(events(agent).includes("Killing Container app failed liveness probe"), events(agent).join("\n"));
   assert.equal(runtime.current("app")!.attempt, 0);
@@ -118,10 +118,10 @@ test("a liveness kill of a container that will not restart says so (no \", will 
 test("sidecars stop in the same sync once no regular container will run again, in reverse order; the pod stays Running until they have stopped", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   const sidecars: Container[] = [
-    { name: "side-a", command: ["a"], restartPolicy: "Always" },
-    { name: "side-b", command: ["b"], restartPolicy: "Always" },
+    { name: "side-a", image: "img", command: ["a"], restartPolicy: "Always" },
+    { name: "side-b", image: "img", command: ["b"], restartPolicy: "Always" },
   ];
-  agent.admit(pod("done", [{ name: "app", command: ["app"] }], { restartPolicy: "Never", initContainers: sidecars, terminationGracePeriodSeconds: 30 }), "api");
+  agent.admit(pod("done", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Never", initContainers: sidecars, terminationGracePeriodSeconds: 30 }), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   assert.equal(runtime.current("app")?.state, "running");
   runtime.stopDelayMs = 4000;
@@ -140,7 +140,7 @@ test("sidecars stop in the same sync once no regular container will run again, i
 
 test("deleting a pod with a sidecar takes one grace period: the sidecar waits for the regular container and gets what is left, at least 2 s", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("graceful", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "side", command: ["s"], restartPolicy: "Always" }], terminationGracePeriodSeconds: 10 }), "api");
+  agent.admit(pod("graceful", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "side", image: "img", command: ["s"], restartPolicy: "Always" }], terminationGracePeriodSeconds: 10 }), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   runtime.stopDelayMs = 60_000; // every container ignores SIGTERM: each stop lasts its whole grace period
   const started = clock.now();
@@ -158,7 +158,7 @@ test("deleting a pod with a sidecar takes one grace period: the sidecar waits fo
 test("a deleted pod's final status is published before it goes: MODIFIED with terminated containers, a terminal phase and Ready False, then DELETED", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.stopExitCode = 143;
-  agent.admit(pod("final", [{ name: "app", command: ["app"] }, { name: "done", command: ["d"] }], { terminationGracePeriodSeconds: 5 }), "api");
+  agent.admit(pod("final", [{ name: "app", image: "img", command: ["app"] }, { name: "done", image: "img", command: ["d"] }], { terminationGracePeriodSeconds: 5 }), "api");
   await tick(clock);
   const seen: WatchEvent<Pod>[] = [];
   agent.watchPods((e) => seen.push(e));
@@ -182,7 +182,7 @@ test("a deleted pod's final status is published before it goes: MODIFIED with te
 test("a deleted pod whose containers all exit 0 on SIGTERM ends Succeeded", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.stopExitCode = 0;
-  agent.admit(pod("clean", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("clean", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   const seen: WatchEvent<Pod>[] = [];
   agent.watchPods((e) => seen.push(e));
@@ -198,7 +198,7 @@ test("an agent shutdown does not save the final status of the pods it stops: the
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const first = new Agent({ runtime: new FakeRuntime(clock), stateDir, clock });
     first.start();
-    first.admit(pod("kept", [{ name: "app", command: ["app"] }]), "api");
+    first.admit(pod("kept", [{ name: "app", image: "img", command: ["app"] }]), "api");
     await tick(clock);
     assert.equal(phase(first, "kept"), "Running");
     await first.close();
@@ -223,7 +223,7 @@ test("a liveness kill announced \", will be restarted\" (a Restart rule makes th
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
-  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
+  const app: Container = { name: "app", image: "img", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
   agent.admit(pod("probe-rule", [app], { restartPolicy: "Never", terminationGracePeriodSeconds: 3 }), "api");
   for (let i = 0; i < 5; i++) await tick(clock);
   assert.ok(events(agent).includes("Killing Container app failed liveness probe, will be restarted"), events(agent).join("\n"));
@@ -238,8 +238,8 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
     const runtime = new FakeRuntime(clock);
     const first = new Agent({ runtime, stateDir, clock });
     first.start();
-    const sidecar: Container = { name: "proxy", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
-    first.admit(pod("with-sidecar", [{ name: "app", command: ["app"] }], { initContainers: [sidecar] }), "api");
+    const sidecar: Container = { name: "proxy", image: "img", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
+    first.admit(pod("with-sidecar", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [sidecar] }), "api");
     for (let i = 0; i < 5; i++) await tick(clock);
     assert.equal(runtime.current("app")?.state, "running", "the main container started after the sidecar's startup probe");
     await first.detach();
@@ -274,8 +274,8 @@ test("[case 226] TestSyncPodWithRestartAllContainers (KEP-5532): an exit matchin
     const line2 = `${e.object.status?.phase} init=${initialized} app=${state} restarts=${app?.restartCount ?? 0}`;
     if (states.at(-1) !== line2) states.push(line2);
   });
-  const trigger: Container = { name: "trigger", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
-  agent.admit(pod("reset", [{ name: "app", command: ["app"] }, trigger], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  const trigger: Container = { name: "trigger", image: "img", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("reset", [{ name: "app", image: "img", command: ["app"] }, trigger], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api");
   await tick(clock);
   runtime.exit(runtime.current("setup")!.id, 0);
   for (let i = 0; i < 3; i++) await tick(clock);

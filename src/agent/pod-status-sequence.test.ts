@@ -37,7 +37,7 @@ function statusesOf(agent: Agent, name: string): string[] {
 test("[case 224] TestOnPodSandboxReadyInvocation, #135300: generateAPIPodStatus before the sandbox, then OnPodSandboxReady: Pending/ContainerCreating with PodReadyToStartContainers False 'no pod sandbox exists', Pending with it True, then Running", async () => {
   const { clock, agent } = startAgentOnFakes();
   const seen = statusesOf(agent, "web");
-  assert.ok(agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "api").ok);
+  assert.ok(agent.admit(pod("web", [{ name: "app", image: "img", command: ["app"] }]), "api").ok);
   await tick(clock);
   await tick(clock);
   assert.deepEqual(seen.slice(0, 3), [
@@ -53,7 +53,7 @@ test("[case 224] TestOnPodSandboxReadyInvocation, #135300: generateAPIPodStatus 
 test("#135300 with init containers every container waits as PodInitializing before the sandbox exists", async () => {
   const { clock, agent } = startAgentOnFakes();
   const seen = statusesOf(agent, "init");
-  assert.ok(agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api").ok);
+  assert.ok(agent.admit(pod("init", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api").ok);
   await tick(clock);
   assert.equal(seen[0], "Pending | PodReadyToStartContainers=False/PodSandboxNotReady(no pod sandbox exists),Initialized=False/ContainersNotInitialized,Ready=False/ContainersNotReady,ContainersReady=False/ContainersNotReady,PodScheduled=True | setup:waiting:PodInitializing,app:waiting:PodInitializing");
   await agent.close();
@@ -62,7 +62,7 @@ test("#135300 with init containers every container waits as PodInitializing befo
 test("mergePodStatus couldHaveRunningContainers: a restartPolicy Never exit stores Running with the terminated container and PodFailed conditions, then Failed once the sandbox is stopped, Failed only once", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   const seen = statusesOf(agent, "job");
-  assert.ok(agent.admit(pod("job", [{ name: "app", command: ["app"] }], { restartPolicy: "Never" }), "api").ok);
+  assert.ok(agent.admit(pod("job", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Never" }), "api").ok);
   await tick(clock);
   await tick(clock);
   const before = seen.length;

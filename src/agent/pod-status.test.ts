@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, ContainerStatus, Pod, PodSpec } from "../api/types.js";
-import { buildPodStatus, podPhase } from "./pod-status.js";
+import type { ContainerInfo } from "../runtime/runtime.js";
+import { buildPodStatus, containerStatus, podPhase } from "./pod-status.js";
 
 const running = (name: string): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { running: {} } });
 const exited = (name: string, exitCode: number): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { terminated: { exitCode } } });
@@ -71,4 +72,18 @@ test("getPhase (RestartAllContainers): containers removed by the reset (waiting,
   // The trigger's own exit: the RestartAllContainers rule restarts it.
   assert.equal(podPhase(p, [exited("setup", 0)], [exited("app", 42)]), "Running");
   assert.equal(podPhase(p, [exited("setup", 0)], [exited("app", 1)]), "Failed");
+});
+
+test("generateAPIPodStatus: hostIPs lists the node's IP as hostIP does; convertToAPIContainerStatuses: imageID is the runtime's image_ref", () => {
+  const p = pod({ restartPolicy: "Always", containers: [{ name: "app", image: "busybox" }] });
+  const input = { pod: p, previous: undefined, initContainerStatuses: [], containerStatuses: [running("app")], sandboxReady: true, podIP: "10.88.0.5", hostIP: "192.168.1.20", startTime: 0, now: 0 };
+  const status = buildPodStatus(input);
+  assert.equal(status.hostIP, "192.168.1.20");
+  assert.deepEqual(status.hostIPs, [{ ip: "192.168.1.20" }]);
+  const info: ContainerInfo = { id: "c1", podSandboxId: "s1", name: "app", attempt: 0, state: "running", image: "busybox", imageRef: "docker.io/library/busybox@sha256:ab12", createdAt: 1, startedAt: 2, finishedAt: 0, exitCode: 0, reason: "", message: "", labels: {}, annotations: {}, logPath: "" };
+  assert.equal(containerStatus(p.spec.containers[0]!, { current: info }, undefined, "containerd", "ContainerCreating").imageID, "docker.io/library/busybox@sha256:ab12");
+  // A runtime that runs no image (the process runtime) and a container not created yet: no imageID.
+  const { imageRef: _none, ...processInfo } = info;
+  assert.equal(containerStatus(p.spec.containers[0]!, { current: processInfo }, undefined, "process", "ContainerCreating").imageID, "");
+  assert.equal(containerStatus(p.spec.containers[0]!, undefined, undefined, "containerd", "ContainerCreating").imageID, "");
 });

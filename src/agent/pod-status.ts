@@ -67,7 +67,8 @@ export function terminatedState(info: ContainerInfo, runtimeType: string): Conta
  */
 export function containerStatus(spec: Container, instances: ContainerInstances | undefined, waiting: Waiting | undefined, runtimeType: string, defaultWaitingReason: string): ContainerStatus {
   const current = instances?.current;
-  const status: ContainerStatus = { name: spec.name, ready: false, restartCount: current?.attempt ?? 0, image: spec.image ?? "", imageID: "" };
+  // kubelet convertToAPIContainerStatuses: imageID is the runtime's digested image ref (CRI image_ref).
+  const status: ContainerStatus = { name: spec.name, ready: false, restartCount: current?.attempt ?? 0, image: spec.image ?? "", imageID: current?.imageRef ?? "" };
   if (current) status.containerID = `${runtimeType}://${current.id}`;
   const lastExited = current?.state === "exited" && waiting ? current : instances?.previous;
   if (lastExited && lastExited.state === "exited") status.lastState = terminatedState(lastExited, runtimeType);
@@ -208,6 +209,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     phase,
     conditions: previous?.conditions ?? [],
     hostIP: input.hostIP,
+    // kubelet generateAPIPodStatus: hostIPs lists the node's IPs, hostIP first.
+    hostIPs: input.hostIP ? [{ ip: input.hostIP }] : [],
     // Without a sandbox there is no pod IP: podIP and podIPs are absent (omitempty).
     ...(input.podIP ? { podIP: input.podIP, podIPs: [{ ip: input.podIP }] } : {}),
     startTime: iso(input.startTime),

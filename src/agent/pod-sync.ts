@@ -4,6 +4,7 @@
 // calls per pod; this file holds the decisions and the runtime calls.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../api/defaults.js";
 import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
@@ -12,6 +13,7 @@ import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
+import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
 import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
@@ -23,7 +25,7 @@ import {
   terminationMessageHostPath,
   withTerminationMessage,
 } from "../kuberuntime/termination-message.js";
-import type { ContainerConfig, ContainerInfo, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
+import type { ContainerConfig, ContainerInfo, ContainerSecurity, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
 import { RuntimeError } from "../runtime/runtime.js";
 import { formatConditionTime, generatePodReadyToStartContainersCondition, updateCondition, type SandboxNotReadyMessage } from "../status/generate.js";
 import type { StatusManager } from "../status/status-manager.js";
@@ -34,7 +36,8 @@ import type { RestartBackoff } from "./backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
-import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
 import { containerHash } from "./pod-uid.js";
@@ -84,8 +87,10 @@ export interface PodRecord {
   podIP: string;
   /** When the agent first admitted the pod (ms). */
   startTime: number;
-  /** Containers whose image warning was already emitted. */
-  imageWarned: Set<string>;
+  /** Set once the process runtime's ImageIgnored event was recorded for the pod. */
+  imageNoted?: boolean;
+  /** Containers whose unbindable terminationMessagePath was already warned about. */
+  messagePathWarned?: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
   /** Host path of every volume of the pod, by volume name, once set up. */
@@ -129,6 +134,8 @@ export interface PodSyncerDeps {
   volumes: PodVolumes;
   /** What an unset container limit stands for in resourceFieldRef values. */
   nodeAllocatable: NodeAllocatable;
+  /** The service-account tokens of projected volumes (cluster mode). */
+  tokens?: ServiceAccountTokenSource;
 }
 
 /** PodSyncer reconciles pods with the runtime. */
@@ -226,7 +233,7 @@ export class PodSyncer {
   private async setUpVolumes(record: PodRecord): Promise<boolean> {
     // kubelet objectCache.Get: an object the API server has not listed yet is waited for (≤ 1 s).
     await this.d.configObjects.synced?.(record.pod);
-    const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable });
+    const result = await this.d.volumes.setUp({ pod: record.pod, objects: this.d.configObjects, addresses: this.addresses(record), node: this.d.nodeAllocatable, ...(this.d.tokens ? { tokens: this.d.tokens } : {}) });
     if (result.ok) {
       record.volumePaths = result.paths;
       return true;
@@ -536,16 +543,24 @@ export class PodSyncer {
     if (!env.ok) return this.configFailed(record, spec, env.message);
     const mounts = await this.mountsFor(record, spec);
     if (typeof mounts === "string") return this.configFailed(record, spec, mounts);
+    const security = containerSecurity(pod, spec);
+    const refused = await this.securityRefused(pod, spec, security);
+    if (refused !== undefined) return this.configFailed(record, spec, refused);
     const argv = expandCommandAndArgs(spec, env.env);
-    if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
-      record.imageWarned.add(spec.name);
-      this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
+    if (this.d.runtime.type === "process" && record.imageNoted !== true) {
+      // Where the kubelet records a Normal image event (Pulled) per start: once per pod, as Normal,
+      // since every container must name an image and nothing is wrong with that.
+      record.imageNoted = true;
+      const images = [...new Set(allContainers(pod).map((c) => c.image ?? ""))].join(", ");
+      this.d.events.event({ pod }, "Normal", "ImageIgnored", `The process runtime runs this pod's commands on this machine; its images are not used: ${images}`);
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
-    // kubelet makeMounts: the volume mounts, then the termination message file (which the process
-    // runtime gets through TERMINATION_MESSAGE_ENV instead: its mounts are the pod's volumes only).
-    const allMounts = [...mounts, ...(messageMount && this.d.runtime.type !== "process" ? [messageMount] : [])];
+    // kubelet makeMounts: the volume mounts, then the termination message file. A process runtime
+    // that cannot mount (not root) gives the container TERMINATION_MESSAGE_ENV only.
+    const bindMessage = messageMount !== undefined && (await this.d.runtime.mountsUnsupportedReason()) === undefined;
+    if (messageMount && !bindMessage) this.warnMessagePathUnbound(record, spec);
+    const allMounts = [...mounts, ...(messageMount && bindMessage ? [messageMount] : [])];
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -564,7 +579,7 @@ export class PodSyncer {
       },
       logPath,
       ...(allMounts.length > 0 ? { mounts: allMounts } : {}),
-      ...runAsUser(pod, spec),
+      ...(security ? { security } : {}),
       ...memoryLimit(spec),
     };
     let id: string;
@@ -625,7 +640,7 @@ export class PodSyncer {
     const unsupported = await this.d.runtime.mountsUnsupportedReason();
     if (unsupported !== undefined) return unsupported;
     try {
-      return await containerMounts(spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
+      return await this.d.volumes.containerMounts(record.pod.metadata.uid ?? "", spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
     } catch (err) {
       // A bad subPath (MountError) or a volume directory that went away: the container waits.
       return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;
@@ -642,6 +657,20 @@ export class PodSyncer {
   private imagePresent(record: PodRecord, spec: Container): void {
     if (this.d.runtime.type === "process" || !spec.image || (spec.imagePullPolicy !== "IfNotPresent" && spec.imagePullPolicy !== "Never")) return;
     this.d.events.event({ pod: record.pod, containerName: spec.name }, "Normal", "Pulled", `Container image "${spec.image}" already present on machine and can be accessed by the pod`);
+  }
+
+  /**
+   * securityRefused says why the container must not be created for its securityContext: a field
+   * the runtime cannot honour (the process runtime without root), or runAsNonRoot against the
+   * image's user (kubelet generateContainerConfig: getImageUser, verifyRunAsNonRoot). An image
+   * that is not present is left to the create, which reports it.
+   */
+  private async securityRefused(pod: Pod, spec: Container, security: ContainerSecurity | undefined): Promise<string | undefined> {
+    const unsupported = security ? await this.d.runtime.securityUnsupportedReason(security) : undefined;
+    if (unsupported !== undefined) return unsupported;
+    if (!imageUserNeeded(pod, spec)) return verifyRunAsNonRoot(pod, spec, {});
+    const user = await this.d.runtime.imageUser(spec.image ?? "");
+    return user ? verifyRunAsNonRoot(pod, spec, user) : undefined;
   }
 
   /** configFailed is kubelet startContainer's ErrCreateContainerConfig: no container is created. */
@@ -668,6 +697,20 @@ export class PodSyncer {
       return undefined;
     }
     return { containerPath: spec.terminationMessagePath, hostPath, readonly: false };
+  }
+
+  /**
+   * warnMessagePathUnbound says once per container, with a Warning event, that a spec naming its
+   * own terminationMessagePath gets the message from TERMINATION_MESSAGE_ENV only: this runtime
+   * cannot bind the file there (the default path is left silent: any container may ignore it).
+   */
+  private warnMessagePathUnbound(record: PodRecord, spec: Container): void {
+    const path = spec.terminationMessagePath ?? "";
+    const warned = (record.messagePathWarned ??= new Set());
+    if (path === DEFAULT_TERMINATION_MESSAGE_PATH || warned.has(spec.name)) return;
+    warned.add(spec.name);
+    const text = `terminationMessagePath "${path}" cannot be bound into the container on this runtime (it needs root and the supervisor); the container's termination message is read from the file named by $${TERMINATION_MESSAGE_ENV}`;
+    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Warning", "TerminationMessagePathUnbound", text);
   }
 
   /** withTerminationMessageEnv gives a process-runtime container the host path of its termination message file (TERMINATION_MESSAGE_ENV). */
@@ -752,6 +795,8 @@ export class PodSyncer {
       await this.d.runtime.removePodSandbox(record.sandboxId);
     }
     await this.d.volumes.tearDown(pod.metadata.uid ?? "");
+    // The projected volume's TearDownAt drops the pod's tokens from the token manager (projected.go).
+    this.d.tokens?.forgetPod(pod.metadata.uid ?? "");
   }
 
   /**
@@ -862,14 +907,8 @@ export function allContainers(pod: Pod): Container[] {
 }
 
 /** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-function isTerminal(status: PodStatus | undefined): boolean {
+export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
-}
-
-/** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
-function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
-  const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
-  return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};
 }
 
 /** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */

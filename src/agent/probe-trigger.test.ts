@@ -11,8 +11,8 @@ const pod: Pod = {
   metadata: { name: "p", namespace: "default" },
   spec: {
     containers: [
-      { name: "app", command: ["app"], livenessProbe: { exec: { command: ["check"] }, periodSeconds: 60, failureThreshold: 3 } },
-      { name: "side", command: ["side"] },
+      { name: "app", image: "app", command: ["app"], livenessProbe: { exec: { command: ["check"] }, periodSeconds: 60, failureThreshold: 3 } },
+      { name: "side", image: "side", command: ["side"] },
     ],
   },
 };

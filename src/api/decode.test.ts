@@ -31,7 +31,7 @@ spec:
         - name: FROM_FIELD
           valueFrom: {fieldRef: {fieldPath: metadata.name}}
       resources: {limits: {cpu: 100m}, futureKnob: true}
-      securityContext: {runAsUser: 1000, anything: [1, 2]}
+      securityContext: {runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
       livenessProbe:
         httpGet: {path: /healthz, port: http, httpHeaders: [{name: X-Probe, value: "1"}]}
         periodSeconds: 5
@@ -176,6 +176,7 @@ test("absent required fields decode to Go's zero values, so validation reports t
   const result = defaultAndValidatePod(pods[0]!);
   assert.deepEqual(result.ok ? [] : formatFieldErrors(result.errors), [
     "spec.containers[0].name: Required value",
+    "spec.containers[0].image: Required value",
     "spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive",
   ]);
 });
@@ -251,6 +252,7 @@ spec:
     - {name: down, downwardAPI: {defaultUser: 1000, items: [{path: n, fieldRef: {fieldPath: metadata.name}, user: 1000}]}}
   containers:
     - name: app
+      image: img
       command: [app]
       volumeMounts: [{name: scratch, mountPath: /scratch, bindMountOptions: [nosuid]}]
       livenessProbe: {httpGet: {path: /healthz, port: 8080, protocol: HTTP2}}

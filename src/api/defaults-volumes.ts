@@ -1,16 +1,21 @@
 // Defaulting of pod volumes and env sources (pkg/apis/core/v1/defaults.go SetDefaults_Volume,
 // SetDefaults_ConfigMapVolumeSource, SetDefaults_SecretVolumeSource,
 // SetDefaults_DownwardAPIVolumeSource, SetDefaults_ProjectedVolumeSource,
-// SetDefaults_HostPathVolumeSource, SetDefaults_ObjectFieldSelector). Callers pass clones.
+// SetDefaults_ServiceAccountTokenProjection, SetDefaults_HostPathVolumeSource,
+// SetDefaults_ObjectFieldSelector). Callers pass clones.
 import type { Container, Volume } from "./types.js";
 
 /** DEFAULT_VOLUME_MODE is the file mode of projected files when none is given (0644). */
 export const DEFAULT_VOLUME_MODE = 0o644;
 
+/** DEFAULT_TOKEN_EXPIRATION_SECONDS is a serviceAccountToken projection's lifetime when none is given (an hour). */
+export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+
 /**
  * defaultVolumes fills in place: a volume without any source becomes an emptyDir (SetDefaults_Volume),
- * defaultMode 0644 on configMap, secret, downwardAPI and projected volumes, hostPath type "" and
- * fieldRef apiVersion "v1" in downward-API items.
+ * defaultMode 0644 on configMap, secret, downwardAPI and projected volumes, hostPath type "",
+ * fieldRef apiVersion "v1" in downward-API items and expirationSeconds 3600 on service-account
+ * token projections.
  */
 export function defaultVolumes(volumes: Volume[]): void {
   for (const v of volumes) {
@@ -25,7 +30,10 @@ export function defaultVolumes(volumes: Volume[]): void {
     }
     if (v.projected) {
       v.projected.defaultMode ??= DEFAULT_VOLUME_MODE;
-      for (const s of v.projected.sources ?? []) for (const item of s.downwardAPI?.items ?? []) if (item.fieldRef) item.fieldRef.apiVersion ||= "v1";
+      for (const s of v.projected.sources ?? []) {
+        for (const item of s.downwardAPI?.items ?? []) if (item.fieldRef) item.fieldRef.apiVersion ||= "v1";
+        if (s.serviceAccountToken) s.serviceAccountToken.expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
+      }
     }
   }
 }

@@ -10,7 +10,7 @@ export type FieldSchema =
   | { kind: "int32" }
   | { kind: "int64" }
   | { kind: "intOrString" }
-  /** Any JSON value, kept as is (resources, securityContext, ...). */
+  /** Any JSON value, kept as is (resources, ...). */
   | { kind: "opaque" }
   | { kind: "array"; items: FieldSchema }
   /** A JSON object with arbitrary keys whose values all follow `values` (labels, annotations). */
@@ -50,6 +50,30 @@ function dropped(gate: string, value: FieldSchema): FieldSchema {
 function accepted(...names: string[]): Record<string, FieldSchema> {
   return Object.fromEntries(names.map((n) => [n, opaque]));
 }
+
+const capabilities = obj({ add: strings, drop: strings });
+
+/** securityContextSchema is core/v1 SecurityContext (a container's); the fields probelet applies are typed. */
+const securityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  allowPrivilegeEscalation: bool,
+  privileged: bool,
+  readOnlyRootFilesystem: bool,
+  capabilities,
+  ...accepted("seLinuxOptions", "windowsOptions", "procMount", "seccompProfile", "appArmorProfile"),
+});
+
+/** podSecurityContextSchema is core/v1 PodSecurityContext. */
+const podSecurityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  fsGroup: int64,
+  supplementalGroups: arr(int64),
+  ...accepted("seLinuxOptions", "windowsOptions", "supplementalGroupsPolicy", "sysctls", "fsGroupChangePolicy", "seccompProfile", "appArmorProfile", "seLinuxChangePolicy"),
+});
 
 const execAction = obj({ command: strings });
 const httpGetAction = obj(
@@ -122,7 +146,8 @@ const volumeProjection = obj({
   configMap: configMapProjection,
   secret: configMapProjection,
   downwardAPI: obj({ items: arr(downwardAPIFile) }),
-  ...accepted("serviceAccountToken", "clusterTrustBundle", "podCertificate"),
+  serviceAccountToken: obj({ audience: str, expirationSeconds: int64, path: str, ...accepted("user") }, ["path"]),
+  ...accepted("clusterTrustBundle", "podCertificate"),
 });
 
 /** volumeSchema is core/v1 Volume: the sources probelet mounts typed, the others accepted (validation refuses them). */
@@ -166,7 +191,7 @@ export const containerSchema: FieldSchema = obj(
     terminationMessagePath: str,
     terminationMessagePolicy: str,
     resources: opaque,
-    securityContext: opaque,
+    securityContext: securityContextSchema,
     stdin: bool,
     stdinOnce: bool,
     tty: bool,
@@ -203,7 +228,7 @@ const podSpec = obj(
     nodeName: str,
     dnsPolicy: str,
     schedulerName: str,
-    securityContext: opaque,
+    securityContext: podSecurityContextSchema,
     volumes: arr(volumeSchema),
     serviceAccountName: str,
     schedulingGroup: dropped("GenericWorkload", opaque),
@@ -261,7 +286,8 @@ const podStatus = obj({
   startTime: str,
   initContainerStatuses: arr(containerStatus),
   containerStatuses: arr(containerStatus),
-  ...accepted("hostIPs", "nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
+  hostIPs: arr(obj({ ip: str })),
+  ...accepted("nominatedNodeName", "qosClass", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "observedGeneration", "extendedResourceClaimStatus"),
 });
 
 /** podSchema is core/v1 Pod; apiVersion and kind are checked separately by the decoder. */

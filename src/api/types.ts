@@ -265,13 +265,22 @@ export interface DownwardAPIVolumeSource {
   defaultMode?: number;
 }
 
+/** ServiceAccountTokenProjection asks for a token of the pod's service account, bound to the pod, written at `path`. */
+export interface ServiceAccountTokenProjection {
+  /** The token's audience (empty: the API server's own audiences). */
+  audience?: string;
+  /** The token's requested lifetime; defaulted to 3600. */
+  expirationSeconds?: number;
+  path: string;
+}
+
 /** VolumeProjection is one source of a projected volume. */
 export interface VolumeProjection {
   configMap?: Omit<ConfigMapVolumeSource, "defaultMode">;
   secret?: { name?: string; items?: KeyToPath[]; optional?: boolean };
   downwardAPI?: { items?: DownwardAPIVolumeFile[] };
-  /** Accepted by the decoder; refused by validation-volumes.ts (the agent has no token issuer). */
-  serviceAccountToken?: Record<string, unknown>;
+  /** A token of the pod's service account; only in cluster mode (validation-volumes.ts refuses it standalone). */
+  serviceAccountToken?: ServiceAccountTokenProjection;
 }
 
 /** ProjectedVolumeSource merges several sources into one volume directory. */
@@ -399,6 +408,8 @@ export interface PodStatus {
   message?: string;
   reason?: string;
   hostIP?: string;
+  /** The node's addresses, hostIP first (the kubelet sets both from the node's IPs). */
+  hostIPs?: { ip: string }[];
   podIP?: string;
   podIPs?: { ip: string }[];
   startTime?: string;

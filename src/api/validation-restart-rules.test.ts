@@ -7,9 +7,9 @@ import type { Container, Pod } from "./types.js";
 import { defaultAndValidatePod, validatePod } from "./validation.js";
 
 function podWith(container: Partial<Container>, init = false): Pod {
-  const c = { name: "app", command: ["app"], ...container };
+  const c = { name: "app", image: "img", command: ["app"], ...container };
   return init
-    ? { metadata: { name: "p", namespace: "default" }, spec: { initContainers: [c], containers: [{ name: "main", command: ["m"] }] } }
+    ? { metadata: { name: "p", namespace: "default" }, spec: { initContainers: [c], containers: [{ name: "main", image: "img", command: ["m"] }] } }
     : { metadata: { name: "p", namespace: "default" }, spec: { containers: [c] } };
 }
 

@@ -86,7 +86,7 @@ test("downwardAPI items: one of fieldRef and resourceFieldRef, volume field path
   assert.deepEqual(errors({}, d({ resourceFieldRef: { resource: "limits.cpu" } })), ["spec.volumes[0].downwardAPI.items[0].resourceFieldRef.containerName: Required value"]);
 });
 
-test("projected sources: one kind per source, no path written twice, serviceAccountToken refused", () => {
+test("projected sources: one kind per source, no path written twice, serviceAccountToken refused without a token issuer", () => {
   const p = (sources: object[]): Volume[] => [{ name: "p", projected: { sources } }];
   assert.deepEqual(errors({}, p([{ configMap: { name: "a", items: [{ key: "k", path: "x" }] } }, { secret: { name: "b", items: [{ key: "k", path: "x" }] } }])), [
     'spec.volumes[0].projected.sources[1].secret.items[0].path: Invalid value: "x": conflicting duplicate paths',
@@ -95,6 +95,25 @@ test("projected sources: one kind per source, no path written twice, serviceAcco
   assert.deepEqual(errors({}, p([{ serviceAccountToken: { path: "t" } }])), [
     "spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: probelet has no token issuer; serviceAccountToken projections are not supported",
   ]);
+});
+
+test("serviceAccountToken projections on a node that requests tokens: defaulted to 3600 s, then checked as validateProjectionSources checks them", () => {
+  const sa = (token: object, serviceAccountName = "default"): string[] => {
+    const p = pod({}, [{ name: "t", projected: { sources: [{ serviceAccountToken: token as { path: string } }] } }]);
+    return formatFieldErrors(validatePod({ ...p, spec: { ...p.spec, serviceAccountName } }, { tokenRequests: true }));
+  };
+  const defaulted = pod({}, [{ name: "t", projected: { sources: [{ serviceAccountToken: { path: "token" } }] } }]);
+  assert.equal(defaulted.spec.volumes![0]!.projected!.sources![0]!.serviceAccountToken!.expirationSeconds, 3600);
+  assert.deepEqual(sa({ path: "token", expirationSeconds: 3607, audience: "vault" }), []);
+  assert.deepEqual(sa({ path: "token", expirationSeconds: 599 }), ["spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes"]);
+  assert.deepEqual(sa({ path: "token", expirationSeconds: 2 ** 32 + 1 }), ["spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds: Invalid value: 4294967297: may not specify a duration larger than 2^32 seconds"]);
+  // A missing or escaping path is reported at the volume's path, as the API server reports it.
+  assert.deepEqual(sa({ path: "", expirationSeconds: 3600 }), ["spec.volumes[0].projected.path: Required value"]);
+  assert.deepEqual(sa({ path: "../x", expirationSeconds: 3600 }), [
+    'spec.volumes[0].projected.path: Invalid value: "../x": must not contain \'..\'',
+    'spec.volumes[0].projected.path: Invalid value: "../x": must not start with \'..\'',
+  ]);
+  assert.deepEqual(sa({ path: "token", expirationSeconds: 3600 }, ""), ["spec.volumes[0].projected.sources[0].serviceAccountToken: Forbidden: must not be specified when serviceAccountName is not set"]);
 });
 
 test("env valueFrom: exactly one source, not with a value, valid selectors and keys", () => {

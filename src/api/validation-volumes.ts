@@ -8,8 +8,18 @@ import {
   childPath as child, duplicate, forbidden, indexPath as index, invalid, isDNS1123Label, isDNS1123Subdomain, notFound, notSupported, required,
   type FieldError,
 } from "./field-errors.js";
-import type { Container, DownwardAPIVolumeFile, KeyToPath, Volume, VolumeProjection } from "./types.js";
+import type { Container, DownwardAPIVolumeFile, KeyToPath, ServiceAccountTokenProjection, Volume, VolumeProjection } from "./types.js";
 import { VOLUME_FIELD_PATHS, validateObjectFieldSelector, validateResourceFieldSelector } from "./validation-env-sources.js";
+
+/** VolumeValidationOptions say what the node that validates can mount. */
+export interface VolumeValidationOptions {
+  /**
+   * The node can request service-account tokens from an API server (cluster mode):
+   * serviceAccountToken projections are checked as the API server checks them. Without it they are
+   * refused (standalone probelet has no token issuer).
+   */
+  tokenRequests?: boolean;
+}
 
 /** HOST_PATH_TYPES are the hostPath types the API accepts ("" skips the check). */
 export const HOST_PATH_TYPES: readonly string[] = ["", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket"];
@@ -71,8 +81,23 @@ function validateObjectName(name: string | undefined, path: string): FieldError[
   return isDNS1123Subdomain(name).map((m) => invalid(path, name, m));
 }
 
-// validateProjectionSources: one source kind per entry, no path written twice.
-function validateProjectionSources(sources: readonly VolumeProjection[], path: string): FieldError[] {
+// validateServiceAccountTokenProjection: a lifetime of 10 minutes to 2^32 seconds and a local
+// path. The API server reports a missing path at the projected volume's own path (fldPath, not
+// the source's), and so does this.
+function validateServiceAccountTokenProjection(projection: ServiceAccountTokenProjection, path: string, volumePath: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const exp = projection.expirationSeconds;
+  if (exp === undefined) errs.push(required(child(path, "expirationSeconds")));
+  else if (exp < 10 * 60) errs.push(invalid(child(path, "expirationSeconds"), exp, "may not specify a duration less than 10 minutes"));
+  else if (exp > 2 ** 32) errs.push(invalid(child(path, "expirationSeconds"), exp, "may not specify a duration larger than 2^32 seconds"));
+  if (projection.path === "") errs.push(required(child(volumePath, "path")));
+  else errs.push(...validateLocalNonReservedPath(projection.path, child(volumePath, "path")));
+  return errs;
+}
+
+// validateProjectionSources: one source kind per entry, no path written twice; a
+// serviceAccountToken source only where the node can request tokens (cluster mode).
+function validateProjectionSources(sources: readonly VolumeProjection[], path: string, options: VolumeValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   const paths = new Set<string>();
   const claim = (p: string, at: string): void => {
@@ -83,7 +108,8 @@ function validateProjectionSources(sources: readonly VolumeProjection[], path: s
     const p = index(path, i);
     const kinds = Object.keys(s).filter((k) => (s as Record<string, unknown>)[k] !== undefined);
     if (kinds.length > 1) errs.push(forbidden(p, "may not specify more than 1 volume type per source"));
-    if (s.serviceAccountToken) errs.push(forbidden(child(p, "serviceAccountToken"), "probelet has no token issuer; serviceAccountToken projections are not supported"));
+    if (s.serviceAccountToken && options.tokenRequests !== true) errs.push(forbidden(child(p, "serviceAccountToken"), "probelet has no token issuer; serviceAccountToken projections are not supported"));
+    else if (s.serviceAccountToken) errs.push(...validateServiceAccountTokenProjection(s.serviceAccountToken, child(p, "serviceAccountToken"), path.slice(0, -".sources".length)));
     const keyed = s.configMap ? (["configMap", s.configMap] as const) : s.secret ? (["secret", s.secret] as const) : undefined;
     if (keyed) {
       const [kind, src] = keyed;
@@ -104,7 +130,7 @@ function validateProjectionSources(sources: readonly VolumeProjection[], path: s
 }
 
 // validateVolumeSource for the sources probelet mounts.
-function validateSource(v: Volume, path: string): FieldError[] {
+function validateSource(v: Volume, path: string, options: VolumeValidationOptions): FieldError[] {
   const errs: FieldError[] = [];
   if (v.hostPath) {
     const hp = child(path, "hostPath");
@@ -134,7 +160,7 @@ function validateSource(v: Volume, path: string): FieldError[] {
   if (v.projected) {
     const p = child(path, "projected");
     errs.push(...validateMode(v.projected.defaultMode, child(p, "defaultMode")));
-    errs.push(...validateProjectionSources(v.projected.sources ?? [], child(p, "sources")));
+    errs.push(...validateProjectionSources(v.projected.sources ?? [], child(p, "sources"), options));
   }
   return errs;
 }
@@ -143,7 +169,7 @@ function validateSource(v: Volume, path: string): FieldError[] {
  * validateVolumes checks spec.volumes: names (DNS-1123 labels, unique), exactly one source per
  * volume, each source valid; sources probelet cannot mount are refused by name.
  */
-export function validateVolumes(volumes: readonly Volume[], path: string): FieldError[] {
+export function validateVolumes(volumes: readonly Volume[], path: string, options: VolumeValidationOptions = {}): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   volumes.forEach((v, i) => {
@@ -158,7 +184,7 @@ export function validateVolumes(volumes: readonly Volume[], path: string): Field
     sources.slice(1).forEach((s) => errs.push(forbidden(child(p, s), "may not specify more than 1 volume type")));
     const unsupported = sources.find((s) => !SUPPORTED_VOLUME_SOURCES.includes(s));
     if (unsupported) errs.push(forbidden(child(p, unsupported), `probelet mounts only ${SUPPORTED_VOLUME_SOURCES.join(", ")} volumes`));
-    errs.push(...validateSource(v, p));
+    errs.push(...validateSource(v, p, options));
   });
   return errs;
 }

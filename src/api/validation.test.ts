@@ -139,7 +139,8 @@ test("validateProbe on an un-defaulted probe reports zero thresholds only where 
 // --- pod-level rules ------------------------------------------------------------------------
 
 function pod(containers: Container[], initContainers?: Container[]): Pod {
-  return { metadata: { name: "web" }, spec: initContainers ? { containers, initContainers } : { containers } };
+  const withImage = (cs: Container[]): Container[] => cs.map((c) => ({ image: "img", ...c }));
+  return { metadata: { name: "web" }, spec: initContainers ? { containers: withImage(containers), initContainers: withImage(initContainers) } : { containers: withImage(containers) } };
 }
 
 function podErrors(p: Pod, options?: ValidationOptions): string[] {
@@ -194,7 +195,7 @@ test("spec.containers is required, metadata name and namespace are checked", () 
   assert.equal(errors[1], 'metadata.namespace: Invalid value: "a.b": must not contain dots');
   assert.equal(errors[2], "spec.containers: Required value");
   assert.equal(errors.length, 3);
-  assert.deepEqual(podErrors({ metadata: {}, spec: { containers: [{ name: "a" }] } }), ["metadata.name: Required value: name or generateName is required"]);
+  assert.deepEqual(podErrors({ metadata: {}, spec: { containers: [{ name: "a", image: "img" }] } }), ["metadata.name: Required value: name or generateName is required"]);
 });
 
 test("container ports: range, names, uniqueness, protocol", () => {

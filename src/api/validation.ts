@@ -12,15 +12,16 @@ import { parseQuantity, QUANTITY_SYNTAX_ERROR } from "./quantity.js";
 import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
 import { validateEnvFrom, validateEnvValueFrom } from "./validation-env-sources.js";
-import { validateVolumeMounts, validateVolumes } from "./validation-volumes.js";
+import { validateVolumeMounts, validateVolumes, type VolumeValidationOptions } from "./validation-volumes.js";
+import { validateContainerSecurityContext, validatePodSecurityContext } from "./validation-security-context.js";
 import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
 } from "./types.js";
 
-/** ValidationOptions select version-dependent rules; defaults follow Kubernetes 1.37 (docs/feature-gates.md). */
-export interface ValidationOptions {
+/** ValidationOptions select version-dependent rules (defaults follow Kubernetes 1.37, docs/feature-gates.md) and what the node can mount. */
+export interface ValidationOptions extends VolumeValidationOptions {
   /**
    * ContainerRestartRules (beta, on by default since 1.35): any container may set restartPolicy
    * Always/Never/OnFailure. Off: regular containers may not set it and init containers accept
@@ -213,6 +214,8 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   const name = child(path, "name");
   if (c.name === "") errs.push(required(name));
   else errs.push(...isDNS1123Label(c.name).map((m) => invalid(name, c.name, m)));
+  // validateContainerCommon: an image is required on every container (the process runtime ignores it).
+  if ((c.image ?? "") === "") errs.push(required(child(path, "image")));
   errs.push(...validateTerminationMessagePath(c.terminationMessagePath ?? "", child(path, "terminationMessagePath")));
   const tmp = c.terminationMessagePolicy ?? "";
   if (tmp === "") errs.push(required(child(path, "terminationMessagePolicy")));
@@ -223,6 +226,7 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   errs.push(...validateEnv(c.env ?? [], child(path, "env")));
   errs.push(...validateEnvFrom(c.envFrom ?? [], child(path, "envFrom")));
   if (c.resources) errs.push(...validateResources(c.resources, child(path, "resources")));
+  errs.push(...validateContainerSecurityContext(c.securityContext, child(path, "securityContext")));
   const pull = c.imagePullPolicy ?? "";
   if (pull === "") errs.push(required(child(path, "imagePullPolicy")));
   else if (!PULL_POLICIES.includes(pull)) errs.push(notSupported(child(path, "imagePullPolicy"), pull, PULL_POLICIES));
@@ -285,10 +289,16 @@ function validateInitContainers(pod: Pod, gracePeriod: number | undefined, rules
   return errs;
 }
 
-// validatePodVolumes: spec.volumes, then every container's volumeMounts against them.
-function validatePodVolumes(pod: Pod): FieldError[] {
+// validatePodVolumes: spec.volumes, then every container's volumeMounts against them; a token
+// projection needs a service account (validatePodMetadataAndSpec).
+function validatePodVolumes(pod: Pod, options: VolumeValidationOptions): FieldError[] {
   const volumes = pod.spec.volumes ?? [];
-  const errs = validateVolumes(volumes, "spec.volumes");
+  const errs = validateVolumes(volumes, "spec.volumes", options);
+  if (options.tokenRequests === true && (pod.spec.serviceAccountName ?? "") === "") {
+    volumes.forEach((v, i) => (v.projected?.sources ?? []).forEach((s, j) => {
+      if (s.serviceAccountToken) errs.push(forbidden(`spec.volumes[${i}].projected.sources[${j}].serviceAccountToken`, "must not be specified when serviceAccountName is not set"));
+    }));
+  }
   for (const [field, list] of [["containers", pod.spec.containers], ["initContainers", pod.spec.initContainers ?? []]] as const) {
     list.forEach((c, i) => errs.push(...validateVolumeMounts(c, volumes, child(index(`spec.${field}`, i), "volumeMounts"))));
   }
@@ -329,7 +339,8 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
   if (rules) errs.push(...validatePodRestartRules(pod, options.restartAllContainers ?? true));
   errs.push(...validatePodProbeExtensions(pod));
-  errs.push(...validatePodVolumes(pod));
+  errs.push(...validatePodVolumes(pod, options));
+  errs.push(...validatePodSecurityContext(spec.securityContext, "spec.securityContext"));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));
   else if (!POD_RESTART_POLICIES.includes(restart)) errs.push(notSupported("spec.restartPolicy", restart, POD_RESTART_POLICIES));

@@ -26,9 +26,12 @@ test("run --kubeconfig refuses a kubeconfig that does not parse, a missing one, 
     [["--kubeconfig", good, "--kubelet-port", "70000"], /error: --kubelet-port: Invalid value: "70000": must be between 1 and 65535, inclusive/],
     [["--kubeconfig", good, "--node-ip", "nope"], /error: --node-ip: Invalid value: "nope": must be an IP address/],
     [["-f", "-", "--node-name", "n1"], /error: --node-name needs --kubeconfig/],
+    [["-f", "-", "--bootstrap-kubeconfig", good], /error: --bootstrap-kubeconfig needs --kubeconfig/],
+    [["--kubeconfig", good, "--rotate-server-certificates"], /error: --rotate-server-certificates needs --client-ca-file/],
+    [["--kubeconfig", good, "--rotate-server-certificates", "--client-ca-file", good, "--tls-cert-file", good, "--tls-private-key-file", good], /error: --rotate-server-certificates and --tls-cert-file exclude each other/],
   ];
   for (const [args, expected] of cases) {
-    const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, command: [sleep, '1']}]}\n" });
+    const run = await runCli(["run", ...args, ...state], { input: "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: busybox, command: [sleep, '1']}]}\n" });
     assert.equal(run.code, 2, args.join(" "));
     assert.match(run.stderr, expected, run.stderr);
     assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");
@@ -55,4 +58,13 @@ test("run --kubeconfig registers its Node with nodeInfo.kubeletVersion v1.37.2+p
   const node = register!.body as { status: { nodeInfo: { kubeletVersion: string } } };
   assert.equal(node.status.nodeInfo.kubeletVersion, KUBELET_VERSION);
   assert.equal(KUBELET_VERSION, "v1.37.2+probelet");
+});
+
+test("run --bootstrap-kubeconfig that cannot be read ends with the kubelet's error, exit code 1, before anything starts", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-run-bootstrap-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const run = await runCli(["run", "--kubeconfig", join(dir, "kubelet.conf"), "--bootstrap-kubeconfig", join(dir, "missing.conf"), "--state-dir", join(dir, "state"), "--listen", "127.0.0.1:0"], {});
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /^error: unable to load bootstrap kubeconfig: cannot read kubeconfig .*missing\.conf: /);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, "no stack trace");
 });

@@ -1,9 +1,11 @@
 // The Node object a node registers and the status it reports, computed from the machine as the
 // kubelet's setters do (pkg/kubelet/nodestatus/setters.go: NodeAddress, MachineInfo,
 // VersionInfo, DaemonEndpoints, ReadyCondition, MemoryPressureCondition, DiskPressureCondition,
-// PIDPressureCondition; pkg/kubelet/kubelet_node_status.go initialNode for labels and taints).
+// PIDPressureCondition; pkg/kubelet/kubelet_node_status.go initialNode for labels and taints,
+// setNodeStatus for declaredFeatures).
 import { readFileSync, statfsSync } from "node:fs";
 import { arch, cpus, release, totalmem } from "node:os";
+import { DECLARED_FEATURES } from "./node-declared-features.js";
 
 /** NodeTaint is a core/v1 Taint. */
 export interface NodeTaint {
@@ -30,6 +32,8 @@ export interface NodeStatus {
   addresses: { type: string; address: string }[];
   daemonEndpoints: { kubeletEndpoint: { Port: number } };
   nodeInfo: Record<string, string>;
+  /** The features the node declares (node-declared-features.ts). */
+  declaredFeatures?: string[];
 }
 
 /** NodeObject is a core/v1 Node as probelet writes it. */
@@ -125,10 +129,11 @@ export function nodeStatus(id: NodeIdentity, health: NodeHealth, now: number, pr
       osImage: osImage(),
       containerRuntimeVersion: id.containerRuntimeVersion,
       kubeletVersion: id.kubeletVersion,
-      kubeProxyVersion: id.kubeletVersion,
+      // kubeProxyVersion is left out: DisableNodeKubeProxyVersion (locked on since 1.36) clears it.
       operatingSystem: process.platform,
       architecture: goArch(arch()),
     },
+    declaredFeatures: [...DECLARED_FEATURES],
   };
 }
 
@@ -171,7 +176,7 @@ function osImage(): string {
 }
 
 /** goArch names the CPU architecture as Go's GOARCH does. */
-function goArch(nodeArch: string): string {
+export function goArch(nodeArch: string): string {
   return nodeArch === "x64" ? "amd64" : nodeArch === "ia32" ? "386" : nodeArch;
 }
 

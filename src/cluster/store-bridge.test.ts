@@ -6,7 +6,7 @@ import { newApiStore } from "../apiserver/resources/registry.js";
 import { ObjectStore } from "../apiserver/storage/object-store.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
-import { MIRROR_ANNOTATION } from "./mirror-pods.js";
+import { ANNOTATION_CONFIG_MIRROR as MIRROR_ANNOTATION } from "../api/mirror-pod.js";
 import { StoreBridge } from "./store-bridge.js";
 
 function pod(name: string, extra: Partial<Pod["metadata"]> = {}, status?: Pod["status"]): Pod {

@@ -8,7 +8,7 @@
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
 import type { Pod } from "../api/types.js";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
-import { ANNOTATION_CONFIG_SOURCE, isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
+import { ANNOTATION_CONFIG_SOURCE, isMirrorPod } from "../api/mirror-pod.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { EVENTS } from "../apiserver/resources/events.js";
@@ -17,7 +17,6 @@ import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Logger } from "../util/logger.js";
-import { isMirrorPod } from "./mirror-pods.js";
 import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
 
 /** withMutableFields is `stored` with the images and activeDeadlineSeconds of `latest`. */
@@ -123,8 +122,9 @@ export class StoreBridge {
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata as Pod["metadata"] & { resourceVersion?: string; managedFields?: unknown };
       // Admitted as the agent admits a pod it restores (defaulted and validated, UID kept), so the
-      // containers' spec hashes are the same when a restarted agent restores it from its state.
-      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true });
+      // containers' spec hashes are the same when a restarted agent restores it from its state;
+      // a node of a cluster requests its pods' service-account tokens (token-projection.ts).
+      const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true, validation: { tokenRequests: true } });
       if (!created.ok) this.reject(pod, created.errors.join("; "));
       return;
     }
@@ -168,7 +168,7 @@ export class StoreBridge {
 
   private onStorePod(event: StoreEvent<Pod>): void {
     const pod = event.object;
-    if (isStoreMirrorPod(pod)) {
+    if (isMirrorPod(pod)) {
       this.options.staticPods({ type: event.type, object: pod });
       return;
     }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../server/server.js";
+import { SESSIONS_PATH } from "./console-gate.js";
+import { SESSION_KEY_HEADER } from "./console-sessions.js";
 
 const TOKEN = "owner-token";
 
@@ -12,12 +14,13 @@ test("a console session deletes a pod and triggers a probe from the console's ow
   t.after(() => server.close());
   const issued = await fetch(`${server.url}/console/login-codes`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` } });
   const { code } = (await issued.json()) as { code: string };
-  const login = await fetch(`${server.url}/console/login?code=${code}`);
+  // What the console page does with the code: a session of a cookie and a key.
+  const login = await fetch(`${server.url}${SESSIONS_PATH}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }) });
   const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
-  await login.arrayBuffer();
+  const { key } = (await login.json()) as { key: string };
   const own = new URL(server.url).origin;
   const send = async (method: string, path: string, origin: string | undefined): Promise<number> => {
-    const res = await fetch(`${server.url}${path}`, { method, headers: { Cookie: cookie, ...(origin !== undefined ? { Origin: origin } : {}) } });
+    const res = await fetch(`${server.url}${path}`, { method, headers: { Cookie: cookie, [SESSION_KEY_HEADER]: key, ...(origin !== undefined ? { Origin: origin } : {}) } });
     await res.arrayBuffer();
     return res.status;
   };
@@ -30,4 +33,8 @@ test("a console session deletes a pod and triggers a probe from the console's ow
   assert.equal(await send("POST", "/api/v1/namespaces/default/pods", own), 401, "creating");
   assert.equal(await send("DELETE", "/api/v1/namespaces/default/configmaps/x", own), 401, "other resources");
   assert.equal(await send("PATCH", "/api/v1/namespaces/default/pods/b", own), 401, "changing");
+  // The cookie alone (what another port's server receives from the browser) opens no action.
+  const alone = await fetch(`${server.url}/api/v1/namespaces/default/pods/b`, { method: "DELETE", headers: { Cookie: cookie, Origin: own } });
+  await alone.arrayBuffer();
+  assert.equal(alone.status, 401, "the cookie without the key");
 });

@@ -81,10 +81,19 @@ export function chdirErrorFor(command: Pick<HostCommand, "cwd">, code: string): 
  */
 export async function execErrorFor(command: Pick<HostCommand, "argv" | "env" | "cwd">, code: string): Promise<HostSpawnError> {
   const file = command.argv[0] ?? "";
-  if (file.includes("/")) return new HostSpawnError(`fork/exec ${file}: ${errnoText(code)}`, code);
+  if (file.includes("/")) return lookupErrorFor(file, code);
   const where = await lookPath(file, command.env["PATH"] ?? DEFAULT_COMMAND_PATH, command.cwd ?? process.cwd());
-  if ("found" in where) return new HostSpawnError(`fork/exec ${where.found}: ${errnoText(code)}`, code);
-  return new HostSpawnError(`exec: "${file}": executable file not found in $PATH`, "ENOENT");
+  return "found" in where ? lookupErrorFor(where.found, code) : lookupErrorFor(file, "ENOENT");
+}
+
+/**
+ * lookupErrorFor words a failed Go-style lookup or start of `file`: for a bare name, Go's
+ * ErrNotFound (`exec: "foo": executable file not found in $PATH`); for a path, `fork/exec
+ * /x/y: <errno>`.
+ */
+export function lookupErrorFor(file: string, code: string): HostSpawnError {
+  if (!file.includes("/")) return new HostSpawnError(`exec: "${file}": executable file not found in $PATH`, "ENOENT");
+  return new HostSpawnError(`fork/exec ${file}: ${errnoText(code)}`, code);
 }
 
 /**

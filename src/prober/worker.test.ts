@@ -291,7 +291,7 @@ test("[case 127] sidecar terminated with restartPolicy Never → Failure, worker
   for (const features of [DEFAULT_WORKER_FEATURES, { ...DEFAULT_WORKER_FEATURES, containerRestartRules: false }]) {
     const env = newTestEnv();
     const sidecar = { name: testContainerName, restartPolicy: "Always", readinessProbe: defaultTestProbe() };
-    const pod = { ...getTestPod(), spec: { restartPolicy: "Never" as const, initContainers: [sidecar], containers: [{ name: "main" }] } };
+    const pod = { ...getTestPod(), spec: { restartPolicy: "Never" as const, initContainers: [sidecar], containers: [{ name: "main", image: "img" }] } };
     env.status.set(testPodUID, {
       phase: "Running",
       initContainerStatuses: [{ name: testContainerName, containerID: testContainerID, ready: false, restartCount: 0, state: { terminated: { exitCode: 1 } } }],
@@ -335,7 +335,7 @@ test("[case 130] container ID change → old entry removed silently, new ID gets
   const env = newTestEnv();
   const results = new ResultsManager();
   const updates: string[] = [];
-  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`));
+  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`), { initial: true });
   env.exec.outcome = { result: "failure", output: "" };
   const probe = defaultTestProbe({ failureThreshold: 1, initialDelaySeconds: 5 });
   const { worker } = newTestWorker(env, "liveness", testPodWithProbe("liveness", probe), results);
@@ -403,7 +403,7 @@ describe("[case 216] TestChangeContainerStatusOnKubeletRestart (kubernetes#13714
       const managerStart = env.clock.now();
       const probe = defaultTestProbe({ initialDelaySeconds: 1000 });
       const base = testPodWithProbe(probeType, probe);
-      const pod = sidecar ? { ...base, spec: { containers: [{ name: "main" }], initContainers: [{ ...base.spec.containers[0]!, restartPolicy: "Always" as const }] } } : base;
+      const pod = sidecar ? { ...base, spec: { containers: [{ name: "main", image: "img" }], initContainers: [{ ...base.spec.containers[0]!, restartPolicy: "Always" as const }] } } : base;
       const { worker, results } = newTestWorker(env, probeType, pod, undefined, { managerStart, features: { ...DEFAULT_WORKER_FEATURES, preserveStateOnRestart: !gate } });
       const status = runningStatus({ started: true, containerId: "test://container-id", startedAt: managerStart + (isRestart ? -5 : 5) * 60_000 });
       env.status.set(testPodUID, sidecar ? { phase: "Running", initContainerStatuses: status.containerStatuses! } : status);

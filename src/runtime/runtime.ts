@@ -81,8 +81,34 @@ export interface ContainerConfig {
    * namespace per container (supervisor, root only); the agent gives it volume mounts only.
    */
   mounts?: Mount[];
-  /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
+  /** The container's effective security context (CRI LinuxContainerSecurityContext); none: the runtime's defaults. */
+  security?: ContainerSecurity;
+}
+
+/**
+ * ContainerSecurity is what the kubelet hands a runtime of a container's securityContext (kubelet
+ * kuberuntime security_context.go determineEffectiveSecurityContext): container fields over the
+ * pod's, the pod's supplementalGroups with fsGroup, and no_new_privs from allowPrivilegeEscalation.
+ */
+export interface ContainerSecurity {
+  /** CRI run_as_user. */
   runAsUser?: number;
+  /** CRI run_as_group. */
+  runAsGroup?: number;
+  /** CRI supplemental_groups: the pod's fsGroup, then its supplementalGroups. */
+  supplementalGroups?: number[];
+  /** CRI capabilities, names as written (with or without "CAP_", "ALL"). */
+  capabilities?: { add: string[]; drop: string[] };
+  privileged?: boolean;
+  /** CRI no_new_privs: allowPrivilegeEscalation is false. */
+  noNewPrivs?: boolean;
+}
+
+/** ImageUser is who an image's processes run as by default (CRI Image uid / username). */
+export interface ImageUser {
+  uid?: number;
+  /** A user name the runtime did not turn into a uid. */
+  username?: string;
 }
 
 /** Mount binds a host path into a container (CRI Mount). */
@@ -105,6 +131,12 @@ export interface ContainerInfo {
   attempt: number;
   state: ContainerState;
   image: string;
+  /**
+   * The image the runtime ran, by digest (CRI ContainerStatus.image_ref, e.g.
+   * "docker.io/library/busybox@sha256:…"); the pod status's imageID. Absent where the runtime runs
+   * no image (the process runtime).
+   */
+  imageRef?: string;
   /** ms since the epoch; 0 when not yet. */
   createdAt: number;
   startedAt: number;
@@ -201,6 +233,23 @@ export interface Runtime extends CommandRunner {
    * now, or undefined when it can; the agent then holds such containers back with this reason.
    */
   mountsUnsupportedReason(): Promise<string | undefined>;
+  /**
+   * securityUnsupportedReason says why this runtime cannot run a container with this security
+   * context (a field it could not honour), or undefined when it can; the agent then holds the
+   * container back with this reason instead of running it without.
+   */
+  securityUnsupportedReason(security: ContainerSecurity): Promise<string | undefined>;
+  /**
+   * imageUser is who the image runs as when the pod sets no runAsUser (kubelet getImageUser, for
+   * the runAsNonRoot check); undefined when the image is not present (the create then fails).
+   */
+  imageUser(image: string): Promise<ImageUser | undefined>;
+  /**
+   * podsShareHostNetwork tells whether pods that are not hostNetwork still run in the host's
+   * network namespace (the process runtime without pod networks), so that their container ports
+   * are host ports. A runtime without it gives every such pod a network namespace of its own (CRI).
+   */
+  podsShareHostNetwork?(): Promise<boolean>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 
@@ -216,6 +265,12 @@ export interface Runtime extends CommandRunner {
   /** stopContainer sends SIGTERM, waits up to timeoutSeconds, then SIGKILLs; resolves once it has exited. */
   stopContainer(containerId: string, timeoutSeconds: number): Promise<void>;
   removeContainer(containerId: string): Promise<void>;
+  /**
+   * reopenContainerLog makes a running container write to a new file at its log path (CRI
+   * ReopenContainerLog: the kubelet renamed the old one to rotate it). Rejects when the
+   * container is not running; then no new log file is created.
+   */
+  reopenContainerLog(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerInfo>;
   listContainers(filter?: ContainerFilter): Promise<ContainerInfo[]>;
   /**

@@ -301,3 +301,15 @@ describe("StatusManager", () => {
     assert.deepEqual(counted, ["container 0 Completed", "init_container 0 Completed", "container 1 Error"]);
   });
 });
+
+test("a container that is not running is never made Ready, though a late readiness Success names its ID", () => {
+  const { manager, notified } = setup();
+  const exited = runningStatus({ c: "test://c1" });
+  exited.containerStatuses![0]!.state = { terminated: { exitCode: 1, reason: "Error" } };
+  manager.setPodStatus(testPod(), exited);
+  notified.length = 0;
+  manager.setContainerReadiness(UID, "test://c1", true);
+  assert.equal(manager.getPodStatus(UID)?.containerStatuses?.[0]?.ready, false);
+  assert.equal(manager.getPodStatus(UID)?.conditions?.find((c) => c.type === "Ready")?.status, "False");
+  assert.equal(notified.length, 0);
+});

@@ -132,6 +132,13 @@ export class StatusManager implements PodStatusProvider {
       this.log.debug("Container readiness unchanged", { ready, pod: podName(pod), containerID: containerId });
       return;
     }
+    // A container that is not running is never Ready: a probe's Success that lands after the
+    // container exited (on another pod's server, say) is not written. The kubelet writes it and
+    // undoes it at its next sync (UpdatePodStatus: not running → not ready).
+    if (ready && container.state?.running === undefined) {
+      this.log.debug("Container not running, readiness not set", { pod: podName(pod), containerID: containerId });
+      return;
+    }
     const status = structuredClone(cached);
     findContainerStatusById(status, containerId)!.ready = ready;
     const now = formatConditionTime(this.clock.now());

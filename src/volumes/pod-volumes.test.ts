@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Pod, Volume } from "../api/types.js";
 import { MemoryConfigObjects } from "./config-objects.js";
-import { containerMounts, PodVolumes } from "./pod-volumes.js";
+import { PodVolumes } from "./pod-volumes.js";
+import { mountsBelow, SUBPATH_DIR } from "./subpath.js";
 
 const node = { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 };
 
@@ -114,20 +115,33 @@ test("hostPath types are checked as the kubelet checks them; *OrCreate types cre
   });
 });
 
-test("containerMounts: subPath inside the volume (created when missing), projected volumes read-only, escapes refused", async () => {
+const noRoot = process.getuid?.() === 0 ? false : "subPath binds need root (mount)";
+
+test("containerMounts: a subPath is made inside its volume and bound at volume-subpaths/<volume>/<container>/<index>; projected volumes read-only; an escape refused; tearDown unmounts first", { skip: noRoot }, async () => {
   await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
     const result = await setUp(root, [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: { items: [{ path: "n", fieldRef: { fieldPath: "metadata.name" } }] } }]);
     assert.ok(result.ok);
-    const volumes: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
+    const declared: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
     const e = result.paths.get("e")!;
-    const mounts = await containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, volumes, result.paths);
-    assert.deepEqual(mounts, [
-      { hostPath: join(e, "sub/dir"), containerPath: "/cache", readonly: false },
-      { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
-    ]);
-    await mkdir(join(e, "x"));
-    await symlink("/etc", join(e, "x/out"));
-    await assert.rejects(containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, volumes, result.paths), /failed to prepare subPath for volumeMount "e" of container "app"/);
+    const target = join(root, "volumes", "uid-1", SUBPATH_DIR, "e", "app", "0");
+    try {
+      const mounts = await volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, declared, result.paths);
+      assert.deepEqual(mounts, [
+        { hostPath: target, containerPath: "/cache", readonly: false },
+        { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
+      ]);
+      assert.equal((await stat(join(e, "sub/dir"))).mode & 0o777, 0o777, "the emptyDir's mode");
+      await writeFile(join(e, "sub/dir/f"), "x");
+      assert.equal(await readFile(join(target, "f"), "utf8"), "x", "the bind shows the subPath");
+      await mkdir(join(e, "x"));
+      await symlink("/etc", join(e, "x/out"));
+      await assert.rejects(volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, declared, result.paths), /^MountError: failed to prepare subPath for volumeMount "e" of container "app"$/);
+    } finally {
+      await volumes.tearDown("uid-1");
+    }
+    assert.deepEqual(mountsBelow(root), []);
+    await assert.rejects(stat(join(root, "volumes", "uid-1")));
   });
 });
 
@@ -140,5 +154,62 @@ test("removeOrphans removes the volume directories of pods the agent no longer h
     await assert.rejects(stat(join(root, "volumes", "gone")));
     assert.ok((await stat(join(root, "volumes", "kept"))).isDirectory());
     assert.equal(await new PodVolumes(join(root, "absent")).removeOrphans(() => false), 0);
+  });
+});
+
+/** kubeApiAccess is the volume the ServiceAccount admission plugin adds to every pod. */
+const kubeApiAccess: Volume = {
+  name: "kube-api-access-x7k2p",
+  projected: {
+    defaultMode: 0o644,
+    sources: [
+      { serviceAccountToken: { expirationSeconds: 3607, path: "token" } },
+      { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+      { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+    ],
+  },
+};
+
+test("projected kube-api-access volume: the bound token, kube-root-ca.crt and the namespace at 0644; a new token is swapped in atomically", async () => {
+  await withDir(async (root) => {
+    const objects = new MemoryConfigObjects();
+    objects.putConfigMap({ metadata: { name: "kube-root-ca.crt" }, data: { "ca.crt": "-----BEGIN CERTIFICATE-----\n" } });
+    let issued = 0;
+    const asked: unknown[] = [];
+    const tokens = {
+      token: async (...args: unknown[]): Promise<string> => {
+        asked.push(args);
+        return `jwt-${++issued}`;
+      },
+      forgetPod: () => undefined,
+    };
+    const volumes = new PodVolumes(join(root, "volumes"));
+    const pod = { ...podWith([kubeApiAccess]), spec: { ...podWith([]).spec, serviceAccountName: "builder", volumes: [kubeApiAccess] } };
+    const ctx = { pod, objects, addresses: { podIP: "10.0.0.1", hostIP: "10.0.0.2" }, node, tokens };
+    const first = await volumes.setUp(ctx);
+    assert.ok(first.ok);
+    const dir = first.paths.get(kubeApiAccess.name)!;
+    assert.deepEqual(asked, [["default", "builder", { name: "web", uid: "uid-1" }, undefined, 3607]]);
+    assert.equal(await readFile(join(dir, "token"), "utf8"), "jwt-1");
+    assert.equal(await readFile(join(dir, "ca.crt"), "utf8"), "-----BEGIN CERTIFICATE-----\n");
+    assert.equal(await readFile(join(dir, "namespace"), "utf8"), "default");
+    for (const f of ["token", "ca.crt", "namespace"]) assert.equal((await stat(join(dir, f))).mode & 0o777, 0o644, f);
+    const before = await readlink(join(dir, "..data"));
+    assert.ok((await volumes.setUp(ctx)).ok);
+    assert.equal(await readFile(join(dir, "token"), "utf8"), "jwt-2");
+    assert.notEqual(await readlink(join(dir, "..data")), before, "the new token went into a new timestamped directory");
+    // With an fsGroup the token file is 0600, as the projected plugin writes it before SetVolumeOwnership.
+    const grouped = { ...ctx, pod: { ...pod, spec: { ...pod.spec, securityContext: { fsGroup: 2000 } } } };
+    assert.ok((await volumes.setUp(grouped)).ok);
+    assert.equal((await stat(join(dir, "token"))).mode & 0o777, 0o600);
+  });
+});
+
+test("projected volume: every failed source is reported together, and a token projection fails without a token source (standalone)", async () => {
+  await withDir(async (root) => {
+    const result = await setUp(root, [kubeApiAccess]);
+    assert.deepEqual(result.ok ? [] : result.failures.map((f) => f.message), [
+      `MountVolume.SetUp failed for volume "${kubeApiAccess.name}" : [cannot use TokenManager when kubelet is in standalone mode, configmap "kube-root-ca.crt" not found]`,
+    ]);
   });
 });

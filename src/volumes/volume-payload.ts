@@ -1,11 +1,14 @@
 // The files of configMap, secret, downwardAPI and projected volumes, as the kubelet's volume
 // plugins compute them (pkg/volume/configmap/configmap.go MakePayload, pkg/volume/secret/secret.go
 // MakePayload, pkg/volume/downwardapi/downwardapi.go CollectData, pkg/volume/projected/projected.go
-// collectData). A missing required object is an error with the plugin's message.
-import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from "../api/types.js";
+// collectData). A missing required object is an error with the plugin's message; a projected
+// volume reports every source that failed, as collectData aggregates them.
+import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, ServiceAccountTokenProjection, Volume } from "../api/types.js";
+import { DEFAULT_TOKEN_EXPIRATION_SECONDS } from "../api/defaults-volumes.js";
 import type { FileProjection } from "./atomic-writer.js";
 import { configMapBytes, secretBytes, type ConfigObjects } from "./config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "./downward-api.js";
+import type { ServiceAccountTokenSource } from "./service-account-tokens.js";
 
 /** PayloadContext is what a payload is computed from. */
 export interface PayloadContext {
@@ -13,6 +16,8 @@ export interface PayloadContext {
   objects: ConfigObjects;
   addresses: PodAddresses;
   node: NodeAllocatable;
+  /** Where serviceAccountToken projections get their tokens (cluster mode); none: they fail. */
+  tokens?: ServiceAccountTokenSource;
 }
 
 /** VolumeSetUpError is a volume that cannot be set up; `message` is the plugin's error text. */
@@ -75,8 +80,38 @@ export function usesAtomicWriter(volume: Volume): boolean {
   return !!(volume.configMap || volume.secret || volume.downwardAPI || volume.projected);
 }
 
+/**
+ * tokenInto requests the token of a serviceAccountToken projection, bound to the pod (projected.go
+ * collectData): its mode is the volume's default, 0600 when the pod sets an fsGroup.
+ */
+async function tokenInto(ctx: PayloadContext, projection: ServiceAccountTokenProjection, defaultMode: number, out: Payload): Promise<void> {
+  const { pod } = ctx;
+  if (ctx.tokens === undefined) throw new VolumeSetUpError("cannot use TokenManager when kubelet is in standalone mode");
+  const fsGroup = (pod.spec.securityContext as { fsGroup?: unknown } | undefined)?.fsGroup;
+  const token = await ctx.tokens.token(pod.metadata.namespace ?? "default", pod.spec.serviceAccountName ?? "", { name: pod.metadata.name ?? "", uid: pod.metadata.uid ?? "" }, projection.audience, projection.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS);
+  out.set(projection.path, { data: Buffer.from(token, "utf8"), mode: typeof fsGroup === "number" ? 0o600 : defaultMode });
+}
+
+/** projectedPayload collects every source of a projected volume; the errors of all failed sources are reported together (utilerrors.NewAggregate). */
+async function projectedPayload(ctx: PayloadContext, volume: NonNullable<Volume["projected"]>, mode: number, out: Payload): Promise<void> {
+  const errors: string[] = [];
+  for (const source of volume.sources ?? []) {
+    try {
+      if (source.configMap) configMapInto(ctx, source.configMap.name, source.configMap.items, mode, source.configMap.optional === true, out);
+      if (source.secret) secretInto(ctx, source.secret.name, source.secret.items, mode, source.secret.optional === true, out);
+      if (source.downwardAPI) downwardInto(ctx, source.downwardAPI.items ?? [], mode, out);
+      if (source.serviceAccountToken) await tokenInto(ctx, source.serviceAccountToken, mode, out);
+    } catch (err) {
+      if (!(err instanceof Error)) throw err;
+      errors.push(err.message);
+    }
+  }
+  if (errors.length === 1) throw new VolumeSetUpError(errors[0]!);
+  if (errors.length > 1) throw new VolumeSetUpError(`[${errors.join(", ")}]`);
+}
+
 /** volumePayload computes the files of a configMap, secret, downwardAPI or projected volume. */
-export function volumePayload(ctx: PayloadContext, volume: Volume): Payload {
+export async function volumePayload(ctx: PayloadContext, volume: Volume): Promise<Payload> {
   const out: Payload = new Map();
   const mode = (m: number | undefined): number => m ?? 0o644;
   if (volume.configMap) {
@@ -88,12 +123,7 @@ export function volumePayload(ctx: PayloadContext, volume: Volume): Payload {
   } else if (volume.downwardAPI) {
     downwardInto(ctx, volume.downwardAPI.items ?? [], mode(volume.downwardAPI.defaultMode), out);
   } else if (volume.projected) {
-    const m = mode(volume.projected.defaultMode);
-    for (const source of volume.projected.sources ?? []) {
-      if (source.configMap) configMapInto(ctx, source.configMap.name, source.configMap.items, m, source.configMap.optional === true, out);
-      if (source.secret) secretInto(ctx, source.secret.name, source.secret.items, m, source.secret.optional === true, out);
-      if (source.downwardAPI) downwardInto(ctx, source.downwardAPI.items ?? [], m, out);
-    }
+    await projectedPayload(ctx, volume.projected, mode(volume.projected.defaultMode), out);
   }
   return out;
 }

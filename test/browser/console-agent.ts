@@ -107,6 +107,8 @@ export interface ConsoleAgent {
   agentLog(): string;
   /** login runs `probelet console` and opens its URL in a new browser context (through the relay when asked). */
   login(options?: { width?: number; height?: number; viaRelay?: boolean }): Promise<{ context: BrowserContext; loginUrl: string }>;
+  /** The agent's port, which names its session cookie (probelet_session_PORT). */
+  port: number;
   /** cli runs the probelet CLI against the agent and returns its stdout. */
   cli(...args: string[]): Promise<string>;
   close(): Promise<void>;
@@ -158,9 +160,10 @@ export async function startConsoleAgent(): Promise<ConsoleAgent> {
     // launch() gives the browser a fresh, empty user-data-dir of its own (and removes it on close).
     const browser = (opened.browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS }));
     const outside: string[] = [];
-    const run = async (...args: string[]): Promise<string> => (await promisify(execFile)(process.execPath, [cli, ...args, "--state-dir", stateDir, "--server", api])).stdout;
+    const run = async (...args: string[]): Promise<string> => (await promisify(execFile)(process.execPath, [cli, ...args, "--state-dir", stateDir])).stdout;
     return {
       api,
+      port,
       stateDir,
       bearer: { Authorization: `Bearer ${token}` },
       browser,
@@ -172,7 +175,7 @@ export async function startConsoleAgent(): Promise<ConsoleAgent> {
       close,
       login: async (options = {}) => {
         const stdout = await run("console", "--no-open");
-        const printed = /(http:\/\/\S+\/console\/login\?code=\S+)/.exec(stdout)?.[1];
+        const printed = /(http:\/\/\S+\/#\/login\/\S+)/.exec(stdout)?.[1];
         if (printed === undefined) throw new Error(`probelet console printed no login URL: ${stdout}`);
         const loginUrl = options.viaRelay === true ? printed.replace(api, relayUrl) : printed;
         const context = await browser.newContext({ viewport: { width: options.width ?? 1440, height: options.height ?? 1000 }, colorScheme: "light" });

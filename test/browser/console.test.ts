@@ -1,10 +1,13 @@
 // The web console in a real browser (Debian's chromium driven by playwright-core) against a real
-// `probelet run` agent (console-agent.ts): the owner logs in and nobody else does; the list shows
-// which pods flap and why; a pod page opens on what happened; the owner's actions; and what keeps
-// it usable: navigation, errors in words, a missing pod, a lost agent, 390 and 1440 px windows.
+// `probelet run` agent (console-agent.ts): the owner logs in and nobody else does (not with the
+// session cookie another port's server receives from the browser; no Secrets; nothing after
+// logout); the list shows which pods flap and why; a pod page opens on what happened; the
+// owner's actions; and what keeps it usable: navigation, errors in words, a missing pod, a lost
+// agent, 390 and 1440 px windows.
 // Skipped when /usr/bin/chromium is missing (scripts/browser.sh installs it).
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Locator, Page } from "playwright-core";
@@ -69,9 +72,8 @@ async function pageWidth(page: Page): Promise<{ content: number; window: number 
 
 const rowNames = async (page: Page): Promise<string[]> => page.locator("tbody tr[data-pod]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-pod") ?? ""));
 
-test("console: the owner logs in through probelet console; no credentials or a spent code get 401; the list follows the watch", options, async () => {
-  // Nobody else gets in: no cookie and no token → 401, for the console and the API alike.
-  assert.equal((await fetch(`${h.api}/`)).status, 401);
+test("console: the owner logs in through probelet console; no credentials, a spent code or the cookie another port receives get in; Secrets stay closed; the list follows the watch; logout ends the session", options, async (t) => {
+  // Nobody else gets in: no session and no token → 401 for the API and a login code.
   assert.equal((await fetch(`${h.api}/api/v1/pods`)).status, 401);
   assert.equal((await fetch(`${h.api}/console/login-codes`, { method: "POST" })).status, 401);
   const { context, loginUrl } = await h.login();
@@ -79,12 +81,47 @@ test("console: the owner logs in through probelet console; no credentials or a s
   assert.ok(!loginUrl.includes(h.bearer.Authorization!.slice(7)), "the login URL must not carry the API token");
   await page.waitForSelector('tr[data-pod="flaky"]');
   assert.match((await page.getAttribute('[data-testid="watch-status"]', "class")) ?? "", /watch-live/);
-  // A spent login code opens nothing, in any browser.
+  assert.equal(new URL(page.url()).hash, "#/pods", "the code left the address bar");
+  // A spent login code opens nothing, in any browser; the page says how to get in.
   const second = await h.browser.newContext();
   const again = await second.newPage();
-  assert.equal((await again.goto(loginUrl))?.status(), 401);
+  await again.goto(loginUrl);
+  await again.waitForSelector('[data-testid="signed-out"] .error', { timeout: 10_000 });
+  assert.match((await again.textContent('[data-testid="signed-out"]')) ?? "", /login code is unknown, used or expired[\s\S]*probelet console/);
   assert.equal((await again.request.get(`${h.api}/api/v1/pods`)).status(), 401);
   await second.close();
+  // Another port of 127.0.0.1 gets the session cookie from this browser (cookies are not
+  // scoped by port), but not the key: replayed, the cookie opens nothing, reads or actions.
+  const cookies: string[] = [];
+  const elsewhere = createServer((req, res) => {
+    cookies.push(req.headers.cookie ?? "");
+    res.end("elsewhere");
+  });
+  await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => elsewhere.close(() => resolve())));
+  const otherPage = await context.newPage();
+  const elsewhereOrigin = `http://127.0.0.1:${(elsewhere.address() as { port: number }).port}`;
+  await otherPage.goto(`${elsewhereOrigin}/`);
+  await otherPage.close();
+  const stolen = cookies.find((c) => c.includes(`probelet_session_${h.port}=`));
+  assert.ok(stolen, `the other port received no session cookie: ${JSON.stringify(cookies)}`);
+  assert.equal((await fetch(`${h.api}/api/v1/pods`, { headers: { Cookie: stolen } })).status, 401);
+  assert.equal((await fetch(`${h.api}/console/explain/default/flaky`, { headers: { Cookie: stolen } })).status, 401);
+  assert.equal((await fetch(`${h.api}/api/v1/namespaces/default/pods/flaky/probes/trigger?container=app&probeType=readiness`, { method: "POST", headers: { Cookie: stolen, Origin: h.api } })).status, 401);
+  // The page itself reads pods with its key, and no Secret; its key does not open other writes,
+  // nor the console's actions from another origin.
+  const seen = await page.evaluate(`(async () => {
+    const key = sessionStorage.getItem("probelet-session-key") ?? "";
+    const read = (path) => fetch(path, { headers: { "X-Probelet-Session-Key": key } }).then((r) => r.status);
+    const create = await fetch("/api/v1/namespaces/default/pods", { method: "POST", headers: { "X-Probelet-Session-Key": key, "Content-Type": "application/json" }, body: "{}" }).then((r) => r.status);
+    return { pods: await read("/api/v1/pods"), secrets: await read("/api/v1/namespaces/default/secrets"), create, key };
+  })()`) as { pods: number; secrets: number; create: number; key: string };
+  assert.deepEqual({ pods: seen.pods, secrets: seen.secrets, create: seen.create }, { pods: 200, secrets: 403, create: 401 });
+  const cookie = (await context.cookies(h.api)).find((c) => c.name === `probelet_session_${h.port}`);
+  assert.ok(cookie !== undefined);
+  const session = { Cookie: `${cookie.name}=${cookie.value}`, "X-Probelet-Session-Key": seen.key };
+  assert.equal((await fetch(`${h.api}/api/v1/namespaces/default/pods/flaky`, { method: "DELETE", headers: { ...session, Origin: elsewhereOrigin } })).status, 401, "an action from another origin");
+  assert.equal((await fetch(`${h.api}/api/v1/namespaces/default/pods/flaky`, { method: "DELETE", headers: session })).status, 401, "an action without an Origin");
   // The list follows the watch: a pod created through the API appears without a reload.
   const created = await fetch(`${h.api}/api/v1/namespaces/default/pods`, {
     method: "POST",
@@ -93,8 +130,15 @@ test("console: the owner logs in through probelet console; no credentials or a s
   });
   assert.equal(created.status, 201);
   await page.waitForSelector('tr[data-pod="late"]', { timeout: 10_000 });
-  assert.doesNotMatch(h.agentLog(), new RegExp(new URL(loginUrl).searchParams.get("code") ?? "unreachable"), "the login code must never be logged");
+  const code = loginUrl.slice(loginUrl.indexOf("#/login/") + "#/login/".length);
+  assert.doesNotMatch(h.agentLog(), new RegExp(code), "the login code must never be logged");
+  // Log out: the session ends at the agent; its cookie and key open nothing any more.
+  await page.click("button.logout");
+  await page.waitForSelector('[data-testid="signed-out"]', { timeout: 10_000 });
+  assert.equal((await fetch(`${h.api}/api/v1/pods`, { headers: session })).status, 401);
   await context.close();
+  // The visit to the other port was the test's own, not the console's: no request outside the agent.
+  h.outside.splice(0, h.outside.length, ...h.outside.filter((url) => !url.startsWith(elsewhereOrigin)));
 });
 
 test("the list: READY counts the sidecar as kubectl does, each pod's strip says who flaps and why, sorted by most failures lately; name search; no match said in words", options, async () => {

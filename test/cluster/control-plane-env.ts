@@ -1,11 +1,12 @@
 // The real control plane the cluster tests use (started by scripts/control-plane.sh), the
 // reason to skip them when it is not there, and kubectl run against it with a kubeconfig.
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cacheDir, kubectlEnv, type KubectlVersion } from "../kube-clients/kubectl-env.js";
+import { repoRoot } from "../cri/containerd-script.js";
+import { kubectlEnv, type KubectlVersion } from "../kube-clients/kubectl-env.js";
 
 /** ControlPlaneEnv is what `eval "$(scripts/control-plane.sh start)"` exported. */
 export interface ControlPlaneEnv {
@@ -23,19 +24,29 @@ export interface ControlPlaneEnv {
   kubeletClientCa: string;
 }
 
-/** binDir is where scripts/control-plane.sh build leaves etcd and the three control plane binaries. */
-export function controlPlaneBinDir(): string {
-  return join(cacheDir(), "control-plane", "bin");
+/** CONTROL_PLANE_BINARIES are what scripts/control-plane.sh runs, plus the kubectl of the same release. */
+const CONTROL_PLANE_BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"] as const;
+
+/**
+ * k8sToolPath is the path of a binary scripts/k8s-tools.sh built (`k8s-tools.sh path NAME`), or
+ * undefined when it is not built.
+ */
+export function k8sToolPath(name: string): string | undefined {
+  const run = spawnSync("bash", [join(repoRoot(), "scripts", "k8s-tools.sh"), "path", name], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000 });
+  const path = run.status === 0 ? run.stdout.trim() : "";
+  return path !== "" && existsSync(path) ? path : undefined;
 }
+
+let builtReason: string | false | undefined;
 
 /** notBuilt is the reason a test that starts its own control plane cannot run, or false. */
 export function notBuilt(): string | false {
   if (process.platform !== "linux") return "the control plane tests need Linux";
   if (process.getuid?.() !== 0) return "the control plane tests need root (run them as root)";
-  if (!existsSync(join(controlPlaneBinDir(), "stamp"))) {
-    return `the control plane is not built in ${controlPlaneBinDir()} (scripts/control-plane.sh build)`;
-  }
-  return false;
+  builtReason ??= CONTROL_PLANE_BINARIES.some((name) => k8sToolPath(name) === undefined)
+    ? "the control plane is not built (scripts/control-plane.sh build; scripts/k8s-tools.sh status lists what is there)"
+    : false;
+  return builtReason;
 }
 
 /** nodeKubeconfigVariable is the variable start exports for a node's kubeconfig ('-' and '.' become '_'). */
@@ -86,20 +97,34 @@ export interface KubectlResult {
 const KUBECTL_TIMEOUT_MS = 30_000;
 const KUBECTL_MAX_OUTPUT = 4 * 1024 * 1024;
 
-/**
- * kubectl runs the cached kubectl `version` with `kubeconfig` and `args` (no shell; the token
- * stays in the kubeconfig's tokenFile, never in argv). Its discovery cache lives in a temporary
- * directory removed afterwards. Resolves with the exit code and output; rejects only when
- * kubectl is not installed.
- */
-export async function kubectl(kubeconfig: string, args: readonly string[], version: KubectlVersion = "1.20"): Promise<KubectlResult> {
+/** ClusterKubectl is a kubectl to run against the control plane: the one built with it (1.37) or a cached Debian one. */
+export type ClusterKubectl = "1.37" | KubectlVersion;
+
+/** kubectlBinary is the path of that kubectl; throws when it is not there. */
+function kubectlBinary(version: ClusterKubectl): string {
+  if (version === "1.37") {
+    const path = k8sToolPath("kubectl");
+    if (path === undefined) throw new Error("kubectl 1.37 is not built (scripts/control-plane.sh build)");
+    return path;
+  }
   const found = kubectlEnv();
   if (found.skip !== false) throw new Error(found.skip);
+  return found.paths[version];
+}
+
+/**
+ * kubectl runs kubectl `version` (by default the 1.37 one built with the control plane) with
+ * `kubeconfig` and `args` (no shell; the token stays in the kubeconfig's tokenFile, never in
+ * argv). Its discovery cache lives in a temporary directory removed afterwards. Resolves with the
+ * exit code and output; rejects only when that kubectl is not there.
+ */
+export async function kubectl(kubeconfig: string, args: readonly string[], version: ClusterKubectl = "1.37"): Promise<KubectlResult> {
+  const binary = kubectlBinary(version);
   const cache = await mkdtemp(join(tmpdir(), "probelet-kubectl-cache-"));
   try {
     return await new Promise<KubectlResult>((resolve) => {
       execFile(
-        found.paths[version],
+        binary,
         [`--kubeconfig=${kubeconfig}`, `--cache-dir=${cache}`, ...args],
         { timeout: KUBECTL_TIMEOUT_MS, maxBuffer: KUBECTL_MAX_OUTPUT, encoding: "utf8" },
         (err, stdout, stderr) => {

@@ -2,19 +2,17 @@
 // (started by .ci/run or by hand) answers kubectl as admin and as a node with the Node
 // authorizer's limits, and start/stop of a private instance leaves no process or file behind.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { chmod, copyFile, mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { kubectlEnv } from "../kube-clients/kubectl-env.js";
 import { kubectl, notBuilt, readControlPlaneEnv } from "./control-plane-env.js";
 import { runControlPlaneScript } from "./control-plane-script.js";
 
 const shared = readControlPlaneEnv();
-const clients = kubectlEnv();
-const sharedSkip = shared.skip || clients.skip;
+const sharedSkip = shared.skip;
 const notRoot = process.getuid?.() === 0 ? false : "the control plane script tests need root (run them as root)";
 
 /** processAlive: the PID exists and is not a zombie. */
@@ -34,25 +32,87 @@ function recordedPids(dir: string): number[] {
     .map((name) => Number(readFileSync(join(dir, name), "utf8").trim()));
 }
 
-test("kubectl with the admin kubeconfig lists the default namespace", { skip: sharedSkip }, async () => {
+test("the API server and kubectl are v1.37.2, and kubectl with the admin kubeconfig lists the default namespace", { skip: sharedSkip }, async () => {
   const env = shared.env!;
-  for (const version of ["1.20", "1.32"] as const) {
-    const got = await kubectl(env.adminKubeconfig, ["get", "namespaces", "-o", "name"], version);
-    assert.equal(got.code, 0, `kubectl ${version}: ${got.stderr}`);
-    assert.match(got.stdout, /^namespace\/default$/m);
-  }
+  const version = await kubectl(env.adminKubeconfig, ["version", "-o", "json"]);
+  assert.equal(version.code, 0, version.stderr);
+  const versions = JSON.parse(version.stdout) as { clientVersion: { gitVersion: string }; serverVersion: { gitVersion: string } };
+  assert.equal(versions.clientVersion.gitVersion, "v1.37.2");
+  assert.equal(versions.serverVersion.gitVersion, "v1.37.2");
+  const got = await kubectl(env.adminKubeconfig, ["get", "namespaces", "-o", "name"]);
+  assert.equal(got.code, 0, got.stderr);
+  assert.match(got.stdout, /^namespace\/default$/m);
 });
 
-test("a node kubeconfig may get nodes but is forbidden (403) to list secrets", { skip: sharedSkip }, async () => {
+test("a node kubeconfig may read its own Node but is forbidden (403) to list all nodes or secrets", { skip: sharedSkip }, async () => {
   const env = shared.env!;
   assert.ok(env.nodeKubeconfigs.size > 0, "start exported no node kubeconfig");
   const [node, kubeconfig] = [...env.nodeKubeconfigs][0]!;
+  // Authorized (the Node authorizer lets a node read its own Node), so the answer is NotFound, not Forbidden.
+  const own = await kubectl(kubeconfig, ["get", "node", node, "-o", "name"]);
+  assert.match(own.stderr, new RegExp(`nodes "${node}" not found`));
   const nodes = await kubectl(kubeconfig, ["get", "nodes", "-o", "name"]);
-  assert.equal(nodes.code, 0, nodes.stderr);
+  assert.notEqual(nodes.code, 0);
+  assert.match(nodes.stderr, new RegExp(`node '${node}' cannot read all nodes, only its own Node object`));
   const secrets = await kubectl(kubeconfig, ["get", "secrets", "--all-namespaces", "-v=6"]);
   assert.notEqual(secrets.code, 0);
-  assert.match(secrets.stderr, / 403 Forbidden /);
+  assert.match(secrets.stderr, /status="403 Forbidden"/);
   assert.match(secrets.stderr, new RegExp(`User "system:node:${node}" cannot list resource "secrets"`));
+});
+
+test("ServiceAccount admission is on: a pod gets the kube-api-access projected volume (token of 3607 s, kube-root-ca.crt, namespace)", { skip: sharedSkip }, async () => {
+  const env = shared.env!;
+  const pod = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "sa-check", namespace: "default" }, spec: { containers: [{ name: "c", image: "busybox" }] } });
+  const dir = await mkdtemp(join(tmpdir(), "probelet-cp-sa-"));
+  try {
+    await writeFile(join(dir, "pod.json"), pod);
+    const got = await kubectl(env.adminKubeconfig, ["create", "--dry-run=server", "-o", "json", "-f", join(dir, "pod.json")]);
+    assert.equal(got.code, 0, got.stderr);
+    const created = JSON.parse(got.stdout) as { spec: { serviceAccountName: string; volumes: { name: string; projected?: { sources: Record<string, unknown>[] } }[] } };
+    assert.equal(created.spec.serviceAccountName, "default");
+    const volume = created.spec.volumes.find((v) => v.name.startsWith("kube-api-access-"));
+    assert.ok(volume?.projected, JSON.stringify(created.spec.volumes));
+    assert.deepEqual(volume.projected.sources[0], { serviceAccountToken: { expirationSeconds: 3607, path: "token" } });
+    assert.deepEqual(volume.projected.sources[1], { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("a CSR the admin approves is signed by the cluster CA, and its certificate authenticates as its CN", { skip: sharedSkip, timeout: 60_000 }, async () => {
+  const env = shared.env!;
+  const dir = await mkdtemp(join(tmpdir(), "probelet-cp-csr-"));
+  const name = `probelet-cp-test-${process.pid}`;
+  try {
+    const run = (cmd: string, args: string[]): void => {
+      const r = spawnSync(cmd, args, { encoding: "utf8" });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    run("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/O=probelet-testers/CN=csr-tester", "-keyout", join(dir, "key.pem"), "-out", join(dir, "csr.pem")]);
+    const request = readFileSync(join(dir, "csr.pem")).toString("base64");
+    const csr = { apiVersion: "certificates.k8s.io/v1", kind: "CertificateSigningRequest", metadata: { name }, spec: { request, signerName: "kubernetes.io/kube-apiserver-client", usages: ["client auth"], expirationSeconds: 600 } };
+    await writeFile(join(dir, "csr.json"), JSON.stringify(csr));
+    assert.equal((await kubectl(env.adminKubeconfig, ["create", "-f", join(dir, "csr.json")])).code, 0);
+    const approved = await kubectl(env.adminKubeconfig, ["certificate", "approve", name]);
+    assert.equal(approved.code, 0, approved.stderr);
+    let certificate = "";
+    for (let i = 0; i < 100 && certificate === ""; i++) {
+      const got = await kubectl(env.adminKubeconfig, ["get", "csr", name, "-o", "jsonpath={.status.certificate}"]);
+      certificate = got.stdout.trim();
+      if (certificate === "") await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.notEqual(certificate, "", "the controller manager did not sign the CSR within 20 s");
+    await writeFile(join(dir, "cert.pem"), Buffer.from(certificate, "base64"));
+    run("openssl", ["verify", "-CAfile", env.serverCa, join(dir, "cert.pem")]);
+    const kubeconfig = { apiVersion: "v1", kind: "Config", "current-context": "c", clusters: [{ name: "c", cluster: { server: env.server, "certificate-authority": env.serverCa } }], users: [{ name: "u", user: { "client-certificate": join(dir, "cert.pem"), "client-key": join(dir, "key.pem") } }], contexts: [{ name: "c", context: { cluster: "c", user: "u" } }] };
+    await writeFile(join(dir, "kubeconfig"), JSON.stringify(kubeconfig), { mode: 0o600 });
+    const whoami = await kubectl(join(dir, "kubeconfig"), ["auth", "whoami", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}"]);
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.match(whoami.stdout, /^csr-tester \["probelet-testers","system:authenticated"\]$/);
+  } finally {
+    await kubectl(env.adminKubeconfig, ["delete", "csr", name, "--ignore-not-found"]);
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test("tokens and keys are 0600 files and no token is in any component's command line", { skip: sharedSkip }, () => {

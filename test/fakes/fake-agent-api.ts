@@ -9,7 +9,7 @@ import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
-import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../../src/prober/probe-history.js";
+import { collapseRuns, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../../src/prober/probe-history.js";
 import type { ProbeType } from "../../src/prober/probe-type.js";
 import type { ContainerInstance } from "../../src/agent/container-instances.js";
 import { systemClock } from "../../src/util/clock.js";
@@ -189,6 +189,13 @@ export class FakeAgentApi implements AgentApi {
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
     this.mustGet(namespace, name);
     return structuredClone(this.probes.get(key(namespace, name)) ?? []);
+  }
+
+  /** probeHistoryRuns collapses the stored probes into runs, per container and probe type, as the agent does. */
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[] {
+    const byWorker = new Map<string, ProbeHistoryEntry[]>();
+    for (const e of this.probeHistory(namespace, name)) byWorker.set(`${e.container}/${e.probeType}`, [...(byWorker.get(`${e.container}/${e.probeType}`) ?? []), e]);
+    return [...byWorker.values()].flatMap((entries) => collapseRuns(entries)).sort((a, b) => a.end.localeCompare(b.end));
   }
 
   /** probeHistoryRange serves the stored probes within the range (the fake keeps no segments). */

@@ -8,6 +8,7 @@ import {
   type ContainerInfo,
   type ContainerSummary,
   type ExecSession,
+  type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -29,6 +30,8 @@ export class FakeRuntime implements Runtime {
   readonly execExit = new Map<string, number>();
   /** How long an exec takes per container name (fake-clock ms); past the exec's timeout it fails as a runner's timeout does. */
   readonly execDelayMs = new Map<string, number>();
+  /** Exec stdout per container name (default none). */
+  readonly execOutput = new Map<string, string>();
   /** While true every call fails as a runtime that stopped answering does (Unavailable). */
   unavailable = false;
   /** How long a container takes to exit after SIGTERM (fake-clock ms, capped by the grace period). */
@@ -48,6 +51,28 @@ export class FakeRuntime implements Runtime {
 
   async mountsUnsupportedReason(): Promise<string | undefined> {
     return this.mountsUnsupported;
+  }
+
+  /** When set, securityUnsupportedReason answers it (as the process runtime without root does). */
+  securityUnsupported: string | undefined;
+  /** Who images run as (imageUser); undefined: as root. */
+  imageRunsAs: ImageUser = { uid: 0 };
+  /** Container IDs whose log was reopened, in order. */
+  readonly reopened: string[] = [];
+
+  async securityUnsupportedReason(): Promise<string | undefined> {
+    return this.securityUnsupported;
+  }
+
+  async imageUser(): Promise<ImageUser> {
+    return this.imageRunsAs;
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    this.guard();
+    const c = this.containers.get(id);
+    if (!c || c.state !== "running") throw new RuntimeError("NotFound", `container ${id} is not running`);
+    this.reopened.push(id);
   }
 
   async version() {
@@ -154,7 +179,7 @@ export class FakeRuntime implements Runtime {
       await this.clock.sleep(Math.min(delay, options.timeoutMs));
       if (delay > options.timeoutMs) throw new CommandTimeoutError(argv, options.timeoutMs, `command timed out after ${options.timeoutMs} ms`);
     }
-    return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
+    return { stdout: Buffer.from(this.execOutput.get(c.name) ?? ""), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
   }
   /** execStream is not scripted: agent tests never stream an exec. */
   async execStream(id: string): Promise<ExecSession> {

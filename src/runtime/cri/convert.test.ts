@@ -115,16 +115,28 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
 
 test("containerConfig passes the termination message mount and runAsUser (CRI mounts, run_as_user), and neither when unset", () => {
   const mount = { containerPath: "/dev/termination-log", hostPath: "/state/pods/ns_p_u/app/0.termination-log", readonly: false };
-  const withBoth = containerConfig({ ...container, mounts: [mount], runAsUser: 10000 }, pod);
+  const withBoth = containerConfig({ ...container, mounts: [mount], security: { runAsUser: 10000 } }, pod);
   assert.deepEqual(withBoth.mounts, [{ container_path: "/dev/termination-log", host_path: "/state/pods/ns_p_u/app/0.termination-log", readonly: false }]);
   assert.deepEqual(withBoth.linux.security_context.run_as_user, { value: "10000" });
   const plain = containerConfig(container, pod);
   assert.equal(plain.mounts, undefined);
   assert.equal(plain.linux.security_context.run_as_user, undefined);
-  assert.deepEqual(containerConfig({ ...container, runAsUser: 0 }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
+  assert.deepEqual(containerConfig({ ...container, security: { runAsUser: 0 } }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
 });
 
-test("containerInfo maps CRI's status: states, ns → ms, reason, message, log path", () => {
+test("containerConfig passes the rest of the security context as CRI's LinuxContainerSecurityContext fields", () => {
+  const security = { runAsUser: 1000, runAsGroup: 3000, supplementalGroups: [2000, 4000], capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] }, noNewPrivs: true, privileged: false };
+  assert.deepEqual(containerConfig({ ...container, security }, pod).linux.security_context, {
+    namespace_options: containerConfig(container, pod).linux.security_context.namespace_options,
+    run_as_user: { value: "1000" },
+    run_as_group: { value: "3000" },
+    supplemental_groups: ["2000", "4000"],
+    capabilities: { add_capabilities: ["NET_ADMIN"], drop_capabilities: ["ALL"] },
+    no_new_privs: true,
+  });
+});
+
+test("containerInfo maps CRI's status: states, ns → ms, image_ref (the pod status's imageID), reason, message, log path", () => {
   const status: CriContainerStatus = {
     id: "c1",
     metadata: { name: "app", attempt: 1 },
@@ -134,7 +146,7 @@ test("containerInfo maps CRI's status: states, ns → ms, reason, message, log p
     finished_at: "1763779099999999999",
     exit_code: 137,
     image: { image: "localhost/probelet/busybox:1" },
-    image_ref: "sha256:abc",
+    image_ref: "localhost/probelet/busybox@sha256:abc",
     reason: "OOMKilled",
     message: "",
     labels: { l: "1" },
@@ -148,6 +160,7 @@ test("containerInfo maps CRI's status: states, ns → ms, reason, message, log p
     attempt: 1,
     state: "exited",
     image: "localhost/probelet/busybox:1",
+    imageRef: "localhost/probelet/busybox@sha256:abc",
     createdAt: 1763779096012,
     startedAt: 1763779096100,
     finishedAt: 1763779099999,

@@ -6,6 +6,7 @@ import type {
   ContainerConfig,
   ContainerFilter,
   ContainerInfo,
+  ContainerSecurity,
   ContainerState,
   PodSandboxConfig,
   PodSandboxStatus,
@@ -16,6 +17,7 @@ import { keyValueBytes } from "../runtime.js";
 import type {
   CriContainerConfig,
   CriContainerFilter,
+  CriContainerSecurityContext,
   CriContainerState,
   CriContainerStatus,
   CriSandboxConfig,
@@ -84,11 +86,22 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     ...(config.mounts?.length ? { mounts: config.mounts.map((m) => ({ container_path: m.containerPath, host_path: m.hostPath, readonly: m.readonly })) } : {}),
     linux: {
       ...(config.memoryLimitBytes ? { resources: { memory_limit_in_bytes: String(config.memoryLimitBytes) } } : {}),
-      security_context: {
-        namespace_options: namespaceOptions(sandbox.hostNetwork),
-        ...(config.runAsUser !== undefined ? { run_as_user: { value: String(config.runAsUser) } } : {}),
-      },
+      security_context: { namespace_options: namespaceOptions(sandbox.hostNetwork), ...securityContext(config.security) },
     },
+  };
+}
+
+/** securityContext is CRI's LinuxContainerSecurityContext of a container (kubelet convertToRuntimeSecurityContext). */
+function securityContext(security: ContainerSecurity | undefined): Omit<CriContainerSecurityContext, "namespace_options"> {
+  if (!security) return {};
+  const { runAsUser, runAsGroup, supplementalGroups, capabilities, privileged, noNewPrivs } = security;
+  return {
+    ...(runAsUser !== undefined ? { run_as_user: { value: String(runAsUser) } } : {}),
+    ...(runAsGroup !== undefined ? { run_as_group: { value: String(runAsGroup) } } : {}),
+    ...(supplementalGroups?.length ? { supplemental_groups: supplementalGroups.map(String) } : {}),
+    ...(capabilities ? { capabilities: { add_capabilities: [...capabilities.add], drop_capabilities: [...capabilities.drop] } } : {}),
+    ...(privileged ? { privileged: true } : {}),
+    ...(noNewPrivs ? { no_new_privs: true } : {}),
   };
 }
 
@@ -125,6 +138,7 @@ export function containerInfo(status: CriContainerStatus, podSandboxId: string):
     attempt: status.metadata?.attempt ?? 0,
     state: containerState(status.state),
     image: status.image?.image ?? "",
+    imageRef: status.image_ref,
     createdAt: nsToMs(status.created_at),
     startedAt: nsToMs(status.started_at),
     finishedAt: nsToMs(status.finished_at),

@@ -100,7 +100,7 @@ test("create/start failures keep containerd's text and become CreateFailed/Start
   const sent = fake.requests("CreateContainer")[0] as { config: { linux: unknown; command: string[] }; sandbox_config: { linux: unknown } };
   assert.deepEqual(sent.config.command, ["sleep", "60"]);
   const namespaces = { namespace_options: { network: "NODE", pid: "CONTAINER", ipc: "POD", target_id: "" } };
-  assert.deepEqual((sent.config.linux as { security_context: unknown }).security_context, { ...namespaces, privileged: false, run_as_user: null, readonly_rootfs: false });
+  assert.deepEqual((sent.config.linux as { security_context: unknown }).security_context, { ...namespaces, privileged: false, run_as_user: null, readonly_rootfs: false, capabilities: null, supplemental_groups: [], no_new_privs: false, run_as_group: null });
   assert.equal((sent.sandbox_config.linux as { cgroup_parent: string }).cgroup_parent, "/probelet-unit/poduid-1");
   await assert.rejects(runtime.startContainer("c"), runtimeError("StartFailed", 'failed to create containerd task: exec: "nope": executable file not found in $PATH'));
   await assert.rejects(runtime.runPodSandbox(pod), runtimeError("CreateFailed", "failed to setup network for sandbox"));

@@ -16,6 +16,7 @@ import {
   type ContainerSummary,
   type ExecSession,
   type ExecStreamOptions,
+  type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -168,6 +169,25 @@ export class CriRuntime implements Runtime {
       })
       .catch(recode("CreateFailed"));
     return res.container_id;
+  }
+
+  /** securityUnsupportedReason: containerd and runc apply every field the agent passes. */
+  async securityUnsupportedReason(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  /** imageUser reads the image's user from its config (CRI ImageStatus uid / username, kubelet getImageUser). */
+  async imageUser(image: string): Promise<ImageUser | undefined> {
+    const { image: found } = await this.client.call("ImageStatus", { image: { image } });
+    if (!found) return undefined;
+    if (found.uid) return { uid: Number(found.uid.value) };
+    if (found.username) return { username: found.username };
+    return { uid: 0 };
+  }
+
+  /** reopenContainerLog asks containerd to write to a new file at the container's log path (CRI ReopenContainerLog). */
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.client.call("ReopenContainerLog", { container_id: containerId });
   }
 
   async startContainer(containerId: string): Promise<void> {

@@ -63,7 +63,18 @@ export interface CriContainerConfig {
   annotations: Record<string, string>;
   log_path: string;
   mounts?: { container_path: string; host_path: string; readonly: boolean }[];
-  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 } } };
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: CriContainerSecurityContext };
+}
+
+/** CriContainerSecurityContext is CRI's LinuxContainerSecurityContext (the fields probelet sets). */
+export interface CriContainerSecurityContext {
+  namespace_options: NamespaceOption;
+  run_as_user?: { value: Int64 };
+  run_as_group?: { value: Int64 };
+  supplemental_groups?: Int64[];
+  capabilities?: { add_capabilities: string[]; drop_capabilities: string[] };
+  privileged?: boolean;
+  no_new_privs?: boolean;
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
@@ -124,6 +135,10 @@ export interface CriImage {
   repo_tags: string[];
   repo_digests: string[];
   size: Int64;
+  /** The image's numeric user, when its config names one (null otherwise). */
+  uid?: { value: Int64 } | null;
+  /** The image's user name, when not numeric. */
+  username?: string;
 }
 
 /** CriContainerFilter is CRI's ContainerFilter. */
@@ -159,6 +174,7 @@ export interface CriMethods {
   RemoveContainer: [{ container_id: string }, Record<string, never>];
   ListContainers: [{ filter?: CriContainerFilter }, { containers: CriContainer[] }];
   ContainerStatus: [{ container_id: string; verbose?: boolean }, { status: CriContainerStatus | null; info: Record<string, string> }];
+  ReopenContainerLog: [{ container_id: string }, Record<string, never>];
   ExecSync: [{ container_id: string; cmd: string[]; timeout: Int64 }, { stdout: Buffer; stderr: Buffer; exit_code: number }];
   Exec: [{ container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];

@@ -4,11 +4,11 @@
 //   unable to start container process: exec: "nosuch": executable file not found in $PATH
 //   unable to start container process: chdir to cwd ("/nope") set in config.json failed: no such file or directory
 // (runc libcontainer init: chdir first, then Go's exec.LookPath on argv[0]).
-import { stat } from "node:fs/promises";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import { hostname } from "node:os";
-import { resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { errnoText } from "../../probe/host-command.js";
-import { lookPath as findInPath } from "../../probe/look-path.js";
 import type { ContainerConfig, PodSandboxConfig } from "../runtime.js";
 
 /** START_ERROR_PREFIX starts every start failure message, as runc's does. */
@@ -77,36 +77,108 @@ export function containerCwd(config: Pick<ContainerConfig, "workingDir">, agentC
 /**
  * prepareLaunch checks the working directory and resolves argv[0] through the environment's
  * PATH, for a process with the given env and cwd (see containerEnv, containerCwd). `workingDir`
- * is the directory as configured, quoted in the error. Rejects with a LaunchError worded like runc's.
+ * is the directory as configured, quoted in the error; `root` is where the container's view of
+ * the filesystem starts ("" the host's, else e.g. /proc/<pid>/root for its mount namespace).
+ * Rejects with a LaunchError worded like runc's.
  */
 export async function prepareLaunch(
   argv: readonly string[],
   context: { env: Record<string, string>; cwd: string },
   workingDir: string = context.cwd,
+  root = "",
 ): Promise<LaunchSpec> {
   const { env, cwd } = context;
-  const cwdProblem = await stat(cwd).then(
+  const cwdProblem = await stat(root + cwd).then(
     (s) => (s.isDirectory() ? undefined : "ENOTDIR"),
     (err: NodeJS.ErrnoException) => err.code ?? "ENOENT",
   );
   if (cwdProblem) {
     throw new LaunchError(`${START_ERROR_PREFIX}chdir to cwd ("${workingDir}") set in config.json failed: ${errnoText(cwdProblem)}`);
   }
-  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd);
+  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd, root);
   return { file, argv: [...argv], env: { ...env }, cwd };
 }
 
+/** Resolved is an executable found (its path as the container sees it), or the errno of the failure. */
+export type Resolved = { ok: true; path: string } | { ok: false; code: string };
+
 /**
- * lookPath resolves argv[0] as runc's init does, through Go's exec.LookPath (probe/look-path.ts),
- * and returns its absolute path, or throws the LaunchError runc reports. runc 1.1 was built with
- * a Go whose LookPath called a directory "permission denied", which is kept here.
+ * candidates mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
+ * otherwise each PATH entry in order ("" meaning "."). `single` tells the first case.
  */
-export async function lookPath(file: string, pathVar: string, cwd: string): Promise<string> {
-  const where = await findInPath(file, pathVar, cwd);
-  if ("found" in where) return resolve(cwd, where.found);
-  if ("missing" in where) throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
-  const detail = where.problem === "EACCES" || where.problem === "EISDIR" ? errnoText("EACCES") : `stat ${file}: ${errnoText(where.problem)}`;
+function candidates(file: string, pathVar: string, cwd: string): { single: boolean; paths: string[] } {
+  if (file.includes("/")) return { single: true, paths: [isAbsolute(file) ? file : resolve(cwd, file)] };
+  return { single: false, paths: pathVar.split(":").map((dir) => resolve(cwd, join(dir === "" ? "." : dir, file))) };
+}
+
+function pick(found: { single: boolean; paths: string[] }, problems: (string | undefined)[]): Resolved {
+  const at = problems.findIndex((p) => p === undefined);
+  if (at >= 0) return { ok: true, path: found.paths[at]! };
+  return { ok: false, code: found.single ? (problems[0] ?? "ENOENT") : "ENOENT" };
+}
+
+/**
+ * resolveExecutable finds the executable a command names, as Go's exec.LookPath does (only
+ * regular files with an execute bit qualify). Paths are checked under `root` (see prepareLaunch).
+ */
+export async function resolveExecutable(file: string, pathVar: string, cwd: string, root = ""): Promise<Resolved> {
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(await executableProblem(root + path));
+    if (problems.at(-1) === undefined) break;
+  }
+  return pick(found, problems);
+}
+
+/**
+ * resolveExecutableSync is resolveExecutable with synchronous checks: a few stat calls cost less
+ * than as many trips through the thread pool, on the exec-probe path into a container's world.
+ */
+export function resolveExecutableSync(file: string, pathVar: string, cwd: string, root = ""): Resolved {
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(executableProblemSync(root + path));
+    if (problems.at(-1) === undefined) break;
+  }
+  return pick(found, problems);
+}
+
+/** lookPath is resolveExecutable that rejects with runc's LaunchError texts. */
+export async function lookPath(file: string, pathVar: string, cwd: string, root = ""): Promise<string> {
+  const found = await resolveExecutable(file, pathVar, cwd, root);
+  if (found.ok) return found.path;
+  if (!file.includes("/")) throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  const detail = found.code === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(found.code)}`;
   throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
+}
+
+/** executableProblem returns undefined for an executable regular file, else an errno name. */
+async function executableProblem(path: string): Promise<string | undefined> {
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) return "EACCES";
+    await access(path, fsConstants.X_OK);
+    return undefined;
+  } catch (err) {
+    return errnoOf(err);
+  }
+}
+
+function executableProblemSync(path: string): string | undefined {
+  try {
+    if (statSync(path).isDirectory()) return "EACCES";
+    accessSync(path, fsConstants.X_OK);
+    return undefined;
+  } catch (err) {
+    return errnoOf(err);
+  }
+}
+
+function errnoOf(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
+  return code === "EPERM" ? "EACCES" : code;
 }
 
 /** spawnFailureMessage words an execve failure reported by spawn (runc: "exec <path>: <errno>"). */

@@ -35,10 +35,10 @@ export const RUN_ROOT = "/run/probelet";
 /** REQUIRED_PLUGINS are the plugin binaries a pod network needs. */
 const REQUIRED_PLUGINS = ["loopback", "bridge", "host-local"];
 /**
- * REQUIRED_TOOLS are the host tools, with their Debian package: netns creation and removal,
- * exec into a pod, and the bridge's removal.
+ * REQUIRED_TOOLS are the host tools, with their Debian package: netns creation and removal, and
+ * the bridge's removal (exec enters a pod's namespace through the supervisor).
  */
-const REQUIRED_TOOLS = { unshare: "util-linux", umount: "mount", nsenter: "util-linux", ip: "iproute2" } as const;
+const REQUIRED_TOOLS = { unshare: "util-linux", umount: "mount", ip: "iproute2" } as const;
 
 /** PodNetworkOptions configure the process runtime's pod network. */
 export interface PodNetworkOptions {
@@ -91,11 +91,6 @@ export class PodNetwork {
   /** bridge is the bridge's name. */
   get bridge(): string {
     return this.options.bridge;
-  }
-
-  /** nsenter is the resolved nsenter, which runs exec commands in a pod's namespace. */
-  get nsenter(): string {
-    return this.tools.get("nsenter") ?? "nsenter";
   }
 
   /**
@@ -250,12 +245,4 @@ export async function ensureRunRoot(dir: string = RUN_ROOT): Promise<void> {
 /** podNetnsDir is where an agent binds its pods' namespaces: /run/probelet/<state directory tag>/netns. */
 export function podNetnsDir(stateDir: string): string {
   return join(RUN_ROOT, stateDirTag(stateDir), "netns");
-}
-
-/**
- * nsenterArgv is the argv that runs `file` with `args` inside the network namespace `netns`
- * (nsenter joins it, then execs the file: same PID, same process group).
- */
-export function nsenterArgv(nsenter: string, netns: string, file: string, args: readonly string[]): string[] {
-  return [nsenter, `--net=${netns}`, "--", file, ...args];
 }

@@ -3,9 +3,10 @@
 import { constants } from "node:os";
 import type { Mount } from "../runtime.js";
 import type { LaunchSpec } from "./container-launch.js";
+import { worldFields, type ContainerWorld } from "./container-world.js";
 
 /** SUPERVISOR_PROTOCOL is the first field of every spec; the supervisor refuses any other. */
-export const SUPERVISOR_PROTOCOL = "probelet-supervisor/3";
+export const SUPERVISOR_PROTOCOL = "probelet-supervisor/4";
 
 /** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
 export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
@@ -29,6 +30,8 @@ export interface SupervisorSpec {
   mounts?: readonly Mount[];
   /** The pod's network namespace file, which the container joins; none: the agent's network. */
   netns?: string;
+  /** The user, capabilities and no_new_privs the container runs with; none: the supervisor's own. */
+  world?: ContainerWorld;
 }
 
 /**
@@ -56,6 +59,7 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
     String((spec.mounts ?? []).length * 3),
     ...(spec.mounts ?? []).flatMap((m) => [m.hostPath, m.containerPath, m.readonly ? "ro" : "rw"]),
     spec.netns ?? "",
+    ...worldSpecFields(spec.world),
   ];
   if (spec.netns !== undefined && !spec.netns.startsWith("/")) throw new RangeError("supervisor spec: the network namespace path must be absolute");
   if ((spec.mounts ?? []).some((m) => !m.hostPath.startsWith("/") || !m.containerPath.startsWith("/"))) {
@@ -65,6 +69,12 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
   const encoded = Buffer.concat(fields.flatMap((f) => [typeof f === "string" ? Buffer.from(f, "utf8") : f, NUL]));
   if (encoded.length > MAX_SUPERVISOR_SPEC_BYTES) throw new RangeError(`supervisor spec: ${encoded.length} bytes exceed the limit of ${MAX_SUPERVISOR_SPEC_BYTES}`);
   return encoded;
+}
+
+/** worldSpecFields are the last fields of a spec: uid, gid, groups (counted), capabilities, no_new_privs. */
+function worldSpecFields(world: ContainerWorld | undefined): string[] {
+  const f = worldFields(world);
+  return [f.uid, f.gid, String(f.groups.length), ...f.groups, f.capabilities, f.noNewPrivs];
 }
 
 /** SupervisorReply is what the supervisor answered to a spec. */
@@ -78,6 +88,10 @@ export type SupervisorReply =
   | { kind: "mount-failed"; code: string }
   /** The pod's network namespace could not be joined. */
   | { kind: "netns-failed"; code: string }
+  /** The user, groups, capabilities or no_new_privs could not be applied. */
+  | { kind: "user-failed"; code: string }
+  /** The working directory could not be entered (as the container's user). */
+  | { kind: "chdir-failed"; code: string }
   /** The supervisor refused the spec, or answered something unreadable. */
   | { kind: "invalid"; detail: string };
 
@@ -86,12 +100,8 @@ export function parseSupervisorReply(text: string): SupervisorReply {
   const line = text.endsWith("\n") ? text.slice(0, -1) : text;
   const [word, rest = ""] = splitOnce(line, " ");
   if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
-  if ((word === "error" || word === "logerror" || word === "mounterror" || word === "netnserror") && /^\d{1,5}$/.test(rest)) {
-    const code = errnoName(Number(rest));
-    if (word === "mounterror") return { kind: "mount-failed", code };
-    if (word === "netnserror") return { kind: "netns-failed", code };
-    return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
-  }
+  const failures = { error: "exec-failed", logerror: "log-failed", mounterror: "mount-failed", netnserror: "netns-failed", usererror: "user-failed", chdirerror: "chdir-failed" } as const;
+  if (Object.hasOwn(failures, word) && /^\d{1,5}$/.test(rest)) return { kind: failures[word as keyof typeof failures], code: errnoName(Number(rest)) };
   if (word === "invalid") return { kind: "invalid", detail: rest };
   return { kind: "invalid", detail: line === "" ? "no answer" : `unexpected answer ${JSON.stringify(line.slice(0, 80))}` };
 }
