@@ -710,7 +710,8 @@ export class Agent extends StoreView implements AgentApi {
 
   async triggerProbe(namespace: string, name: string, container: string | undefined, probeType: ProbeType): Promise<ProbeHistoryEntry> {
     const pod = this.getPod(namespace, name);
-    const uid = pod.metadata.uid ?? "";
+    // A static pod's workers run under its own UID, not its mirror's.
+    const uid = this.podUidOf(pod);
     const record = this.workers.get(uid)?.record.pod ?? pod;
     const withProbe = probedContainers(record).filter((c) => probeOf(c, probeType) !== undefined).map((c) => c.name);
     const target = container ?? (withProbe.length === 1 ? withProbe[0] : undefined);

@@ -71,3 +71,17 @@ test("the instance log keeps every run of a container: the crashed one with its 
   assert.ok(Date.parse(app[1]!.startedAt!) >= Date.parse(app[0]!.finishedAt!));
   assert.equal(agent.containerInstances("default", "p").filter((i) => i.container === "side").length, 1);
 });
+
+test("probe now reaches a static pod's probes through its mirror (a manifest pod: the workers run under the static pod's UID)", async (t) => {
+  const { clock, agent } = startAgentOnFakes();
+  t.after(() => agent.close());
+  const admitted = agent.admit(pod, "file:/srv/p.yaml");
+  assert.ok(admitted.ok);
+  await clock.advance(61_000);
+  await flushMicrotasks(50);
+  const answer = agent.triggerProbe("default", "p", "app", "liveness");
+  await flushMicrotasks(50);
+  const entry = await answer;
+  assert.equal(entry.result, "Success");
+  assert.equal(entry.container, "app");
+});
