@@ -30,6 +30,8 @@ const TICK_ROOM = 110;
 const MAX_NAME_CHARS = 15;
 
 interface Mark {
+  /** What the mark stands for, the same from one refresh to the next. */
+  id: string;
   t: number;
   text: string;
 }
@@ -77,7 +79,8 @@ export function Timeline(props: {
   onZoom: (from: number, to: number) => void;
 }) {
   const { pod, from, to, now } = props;
-  const [selected, setSelected] = useState<number>(-1);
+  // The selected mark by what it is, not by its place: a refresh that adds marks keeps it.
+  const [selectedKey, setSelectedKey] = useState("");
   const [drag, setDrag] = useState<{ x0: number; x1: number } | undefined>(undefined);
   const svgRef = useRef<SVGSVGElement>(null);
   const span = Math.max(1, to - from);
@@ -88,6 +91,9 @@ export function Timeline(props: {
 
   const marks: Mark[] = [];
   const select = (mark: Mark): number => marks.push(mark) - 1;
+  const keyOf = (index: number): string => marks[index]?.id ?? "";
+  const isSelected = (index: number): boolean => selectedKey !== "" && keyOf(index) === selectedKey;
+  const setSelected = (index: number): void => setSelectedKey(keyOf(index));
   const body: preact.JSX.Element[] = [];
   let y = 22;
   for (const c of containers) {
@@ -112,10 +118,10 @@ export function Timeline(props: {
       body.push(<rect class={`tl-run${exited ? " ended" : ""}`} x={clampX(run.start)} y={runsY + 3} width={Math.max(1, clampX(end) - clampX(run.start))} height={RUNS_LANE - 6} />);
       if (exited && run.instance !== undefined && run.end !== undefined && visible(run.end)) {
         const text = `${timeText(run.end, now)} ${name} ended: ${exitText(run.instance)}`;
-        const index = select({ t: run.end, text });
+        const index = select({ id: `exit ${run.containerID}`, t: run.end, text });
         const failed = failedExit(run.instance);
         body.push(
-          <path class={`tl-exit${failed ? " failed" : ""}${index === selected ? " selected" : ""}`} data-exit-code={run.instance.exitCode} d={`M${x(run.end)},${runsY} l4,${RUNS_LANE / 2} l-4,${RUNS_LANE / 2} l-4,${-RUNS_LANE / 2} Z`} onMouseEnter={() => setSelected(index)}>
+          <path class={`tl-exit${failed ? " failed" : ""}${isSelected(index) ? " selected" : ""}`} data-exit-code={run.instance.exitCode} d={`M${x(run.end)},${runsY} l4,${RUNS_LANE / 2} l-4,${RUNS_LANE / 2} l-4,${-RUNS_LANE / 2} Z`} onMouseEnter={() => setSelected(index)}>
             <title>{text}</title>
           </path>,
         );
@@ -151,8 +157,8 @@ export function Timeline(props: {
         if (ry === undefined || t1 < from || t0 > to) continue;
         const mean = s.count > 0 ? s.latencySumMs / s.count : 0;
         const text = `${timeText(t0, now)}–${timeText(t1, now)} ${name} ${s.probeType}: ${s.result.toLowerCase()} ×${s.count} · latency ${s.latencyMinMs.toFixed(1)}–${s.latencyMaxMs.toFixed(1)} ms (mean ${mean.toFixed(1)})${s.lastOutput.trim() ? ` · last output: ${s.lastOutput.trim()}` : ""}`;
-        const index = select({ t: t0, text });
-        body.push(<rect class={`tl-mark tl-segment r-${s.result.toLowerCase()}${index === selected ? " selected" : ""}`} x={clampX(t0)} y={ry + 3} width={Math.max(2, clampX(t1) - clampX(t0))} height={LANE - 6} onMouseEnter={() => setSelected(index)} />);
+        const index = select({ id: `segment ${name} ${s.probeType} ${s.start}`, t: t0, text });
+        body.push(<rect class={`tl-mark tl-segment r-${s.result.toLowerCase()}${isSelected(index) ? " selected" : ""}`} x={clampX(t0)} y={ry + 3} width={Math.max(2, clampX(t1) - clampX(t0))} height={LANE - 6} onMouseEnter={() => setSelected(index)} />);
       }
       const crossings = new Set<string>();
       for (const e of entries) {
@@ -161,8 +167,8 @@ export function Timeline(props: {
         if (ry === undefined || !visible(t)) continue;
         const output = e.output.trim() === "" ? "" : ` · output: ${e.output.trim()}`;
         const text = `${timeText(t, now)} ${name} ${e.probeType}: ${describeRun(e)} · ${e.latencyMs.toFixed(1)} ms of ${timeoutOf(e.probeType)} ms timeout${output}`;
-        const index = select({ t, text });
-        body.push(<rect class={`tl-mark r-${e.result.toLowerCase()}${index === selected ? " selected" : ""}`} data-result={e.result} data-type={e.probeType} x={x(t) - 1.5} y={ry + 2} width={3} height={LANE - 4} onMouseEnter={() => setSelected(index)} />);
+        const index = select({ id: `probe ${name} ${e.probeType} ${e.time}`, t, text });
+        body.push(<rect class={`tl-mark r-${e.result.toLowerCase()}${isSelected(index) ? " selected" : ""}`} data-result={e.result} data-type={e.probeType} x={x(t) - 1.5} y={ry + 2} width={3} height={LANE - 4} onMouseEnter={() => setSelected(index)} />);
         const key = `${e.probeType}/${e.containerID}/${e.time}`;
         if (e.result === "Failure" && e.run === e.threshold && !crossings.has(key)) {
           crossings.add(key);
@@ -195,9 +201,9 @@ export function Timeline(props: {
     const t = eventTimeMs(ev);
     if (!visible(t)) continue;
     const text = `${timeText(t, now)} ${ev.type} ${ev.reason}: ${ev.message ?? ""}${(ev.count ?? 1) > 1 ? ` (×${ev.count}, the last shown)` : ""}`;
-    const index = select({ t, text });
+    const index = select({ id: `event ${ev.metadata?.name ?? t} ${ev.reason ?? ""}`, t, text });
     if (ev.reason === "Killing") body.push(<line class="tl-kill" x1={x(t)} x2={x(t)} y1={20} y2={eventsY + LANE}><title>{text}</title></line>);
-    body.push(<circle class={`tl-event e-${(ev.type ?? "normal").toLowerCase()}${index === selected ? " selected" : ""}`} data-reason={ev.reason} cx={x(t)} cy={eventsY + LANE / 2} r={4} onMouseEnter={() => setSelected(index)} />);
+    body.push(<circle class={`tl-event e-${(ev.type ?? "normal").toLowerCase()}${isSelected(index) ? " selected" : ""}`} data-reason={ev.reason} cx={x(t)} cy={eventsY + LANE / 2} r={4} onMouseEnter={() => setSelected(index)} />);
   }
   y = eventsY + LANE + 6;
   // Time axis: ticks on round times; labels kept inside the chart and apart.
@@ -207,6 +213,7 @@ export function Timeline(props: {
     <text class="tl-axis tl-tick" x={p.x} y={12} text-anchor={p.anchor}>{p.item.label}</text>
   ));
 
+  const selected = marks.findIndex((_mark, i) => isSelected(i));
   const order = marks.map((_mark, i) => i).sort((a, b) => (marks[a]?.t ?? 0) - (marks[b]?.t ?? 0));
   const step = (dir: number): void => {
     const pos = order.indexOf(selected);
