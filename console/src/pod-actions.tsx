@@ -2,6 +2,7 @@
 // …/probes/trigger, the kubelet's manual trigger) with each result shown in place, and delete it
 // after a confirmation. Errors come back as one readable line.
 import { useEffect, useState } from "preact/hooks";
+import { isMirrorPod } from "../../src/api/mirror-pod";
 import { describeRun, type ProbeHistoryEntry } from "../../src/prober/probe-history";
 import { act } from "./api";
 import { errorText } from "./api-error";
@@ -75,7 +76,10 @@ export function ProbeNowButton(props: { pod: Pod; probes: readonly ProbeRef[]; l
   );
 }
 
-/** DeletePodButton deletes the pod after a confirmation, as `probelet delete pod` does (gracefully). */
+/**
+ * DeletePodButton deletes the pod after a confirmation, as `probelet delete pod` does (gracefully).
+ * A static pod's confirmation says that only its mirror goes (kubelet tryReconcileMirrorPods).
+ */
 export function DeletePodButton(props: { pod: Pod; confirming?: boolean; onCancel?: () => void; onDeleted?: () => void }) {
   const [state, setState] = useState<"idle" | "confirm" | "deleting" | "done">(props.confirming === true ? "confirm" : "idle");
   const [message, setMessage] = useState("");
@@ -96,7 +100,7 @@ export function DeletePodButton(props: { pod: Pod; confirming?: boolean; onCance
     <span class="delete-pod">
       {state === "confirm" ? (
         <span role="group" aria-label="confirm deletion">
-          Delete pod/{name}? <button type="button" class="danger" onClick={() => void remove()}>Delete</button> <button type="button" onClick={() => (props.onCancel !== undefined ? props.onCancel() : setState("idle"))}>Cancel</button>
+          Delete pod/{name}?{isMirrorPod(props.pod) ? " It is a static pod (from a manifest): the agent makes its mirror again at once, and its containers run on; remove it from its manifest to stop it." : ""} <button type="button" class="danger" onClick={() => void remove()}>Delete</button> <button type="button" onClick={() => (props.onCancel !== undefined ? props.onCancel() : setState("idle"))}>Cancel</button>
         </span>
       ) : (
         <button type="button" disabled={state === "deleting"} onClick={() => setState("confirm")}>{state === "deleting" ? "Deleting…" : "Delete"}</button>
