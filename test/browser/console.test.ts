@@ -205,9 +205,13 @@ test("a pod page opens on what happened: flaky's failures without a drag, a cras
   assertApart(await boxes(page.locator(".tl-tick")), "tick labels");
   assertApart(await boxes(page.locator(".tl-restart-label")), "restart labels");
   // The detail of a failure: its output and where it stands against the threshold.
-  await page.hover('[data-testid="timeline"] rect[data-type="liveness"][data-result="Failure"]');
-  const detail = (await page.textContent('[data-testid="timeline-detail"]')) ?? "";
-  assert.match(detail, /liveness: failure \d of 3/);
+  // The page may still move under the pointer as its panels fill in (a hover then lands on the
+  // lane below): hover again until the detail is the failure's, a few times at most.
+  const detail = await waitUntil("a failure's detail on hover", 10, async () => {
+    await page.hover('[data-testid="timeline"] rect[data-type="liveness"][data-result="Failure"]', { timeout: 2000 });
+    const text = (await page.textContent('[data-testid="timeline-detail"]')) ?? "";
+    return /liveness: failure \d of 3/.test(text) ? text : undefined;
+  });
   assert.match(detail, /no heartbeat file/);
   assert.match(detail, /^\d{2}:\d{2}:\d{2} /, "times read as the local 24-hour clock");
   // The range buttons and drag-zoom are kept.
@@ -304,6 +308,11 @@ test("robust: another pod by the address bar starts afresh; errors read as one l
       await page.waitForTimeout(300);
       const { content, window } = await pageWidth(page);
       assert.ok(content <= window, `${route} at ${width} px is ${content} px wide`);
+      if (width === 1440) {
+        // Wide enough for every table whole: none scrolls inside the page either.
+        const tables = await page.locator(".table-scroll").evaluateAll((list) => list.map((e) => [e.scrollWidth, e.clientWidth]));
+        for (const [scroll, client] of tables) assert.ok(scroll! <= client! + 1, `${route} at 1440 px has a table ${scroll} px wide in ${client} px`);
+      }
       if (route === "#/pods/default/crashloop" && width === 1440) {
         const state = (await page.locator('[data-container="app"] td.message').first().boundingBox())!;
         assert.ok(state.height > 30, "the crash loop's Waiting: message wraps");
