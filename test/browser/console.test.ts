@@ -246,7 +246,7 @@ test("a pod page opens on what happened: flaky's failures without a drag, a cras
   await page.context().close();
 });
 
-test("the owner's actions: logs from the list, probe now with the result in place, delete after a confirmation", options, async () => {
+test("the owner's actions: logs from the list, probe now with the result in place, delete after a confirmation (a static pod's says only its mirror goes)", options, async () => {
   const page = await newPage();
   await page.click('tr[data-pod="flaky"] button:has-text("Logs")');
   await page.waitForSelector('tr[data-detail="flaky"] [data-testid="logs"]:has-text("started")', { timeout: 10_000 });
@@ -267,7 +267,13 @@ test("the owner's actions: logs from the list, probe now with the result in plac
   assert.match((await result.textContent()) ?? "", /^(failure|success)( \d of 3| \(\d+ in a row\))? in [\d.]+ ms · (alive|no heartbeat file)$|^cannot probe now: /);
   // Delete, after a confirmation: the row goes.
   await page.goto(`${h.api}/#/pods`);
+  // A manifest's pod is a static pod: its confirmation says only the mirror would go; Cancel keeps it.
+  await page.click('tr[data-pod="flaky"] button:has-text("Delete")');
+  assert.match((await page.textContent('tr[data-detail="flaky"]')) ?? "", /static pod \(from a manifest\): the agent makes its mirror again at once/);
+  await page.click('tr[data-detail="flaky"] button:has-text("Cancel")');
+  await page.waitForSelector('tr[data-detail="flaky"]', { state: "detached" });
   await page.click('tr[data-pod="late"] button:has-text("Delete")');
+  assert.doesNotMatch((await page.textContent('tr[data-detail="late"]')) ?? "", /static pod/);
   await page.click('tr[data-detail="late"] button.danger:has-text("Delete")');
   await page.waitForSelector('tr[data-pod="late"]', { state: "detached", timeout: 30_000 });
   assert.equal((await fetch(`${h.api}/api/v1/namespaces/default/pods/late`, { headers: h.bearer })).status, 404);
