@@ -1,5 +1,6 @@
 // How the console copes with 500 pods: a status server over an in-memory agent with PODS pods
-// (default 500), the console in headless Debian chromium (playwright-core). Prints the time from
+// (default 500, each with two probes' history for its health strip), the console in headless
+// Debian chromium (playwright-core). Prints the time from
 // navigation to all rows shown, and from a burst of PODS MODIFIED events (every pod's restart
 // count goes up) to the table showing the last one. Needs /usr/bin/chromium (scripts/browser.sh).
 //
@@ -19,6 +20,14 @@ for (let i = 0; i < PODS; i++) {
     spec: { nodeName: "node-1", containers: [{ name: "app" }, { name: "sidecar" }] },
     status: { phase: "Running", containerStatuses: [{ name: "app", ready: true, restartCount: 0, state: { running: {} } }, { name: "sidecar", ready: true, restartCount: 0, state: { running: {} } }] },
   } as never);
+  // Each pod's health strip has two probes over the last 10 minutes, one failing now and then.
+  for (let k = 0; k < 20; k++) {
+    for (const probeType of ["liveness", "readiness"] as const) {
+      const result = probeType === "readiness" && (i + k) % 7 === 0 ? "Failure" : "Success";
+      const time = new Date(Date.parse(created) - (20 - k) * 30_000).toISOString();
+      api.recordProbe(i % 2 === 0 ? "default" : "batch", `pod-${String(i).padStart(4, "0")}`, { time, container: "app", probeType, containerID: "process://1", result, output: result === "Failure" ? "HTTP probe failed with statuscode: 503" : "", latencyMs: 1, run: 1, threshold: 3 });
+    }
+  }
 }
 // Loopback without a token: the bench measures rendering, not login.
 const server = await startStatusServer(api, { listen: "127.0.0.1:0" });

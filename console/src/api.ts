@@ -1,7 +1,9 @@
-// Talking to the agent from the browser: JSON reads and watches that survive a lost connection.
+// Talking to the agent from the browser: JSON reads, the console's two actions, and watches that
+// survive a lost connection.
 // Credentials are a session's two halves: its cookie (HttpOnly, sent by the browser) and its key,
 // which this page keeps in sessionStorage (this tab, this origin: no other port's page or tab
 // has it) and sends in a header with every request. A 401 means the session is over.
+import { requestError } from "./api-error";
 
 /** SESSION_KEY_HEADER carries the session key (the agent's console-sessions.ts). */
 const SESSION_KEY_HEADER = "X-Probelet-Session-Key";
@@ -54,7 +56,7 @@ function sessionHeaders(extra?: HeadersInit): Headers {
 
 /** KubeObject is the part of any API object the console relies on. */
 export interface KubeObject {
-  metadata: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [key: string]: unknown };
+  metadata: { name?: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
 /** WatchEvent is one line of a watch stream. */
@@ -63,18 +65,33 @@ export interface WatchEvent<T> {
   object: T;
 }
 
-/** getJson fetches a JSON document; non-2xx becomes an Error with the server's message. */
+/** getJson fetches a JSON document; non-2xx becomes a RequestError with the server's message. */
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const res = await request(path, { signal: signal ?? null, headers: { Accept: "application/json" } });
-  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+  if (!res.ok) throw requestError(res.status, await res.text());
   return (await res.json()) as T;
 }
 
 /** getText fetches a text document. */
 export async function getText(path: string, signal?: AbortSignal): Promise<string> {
   const res = await request(path, { signal: signal ?? null });
-  if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
+  if (!res.ok) throw requestError(res.status, await res.text());
   return res.text();
+}
+
+/** ActionResult is an action's answer and the warnings the agent sent with it (Warning headers). */
+export interface ActionResult<T> {
+  body: T;
+  warnings: string[];
+}
+
+/** act sends one of the console's actions (DELETE a pod, POST a probe trigger); non-2xx becomes a RequestError. */
+export async function act<T>(method: "POST" | "DELETE", path: string, signal?: AbortSignal): Promise<ActionResult<T>> {
+  const res = await request(path, { method, signal: signal ?? null, headers: { Accept: "application/json" } });
+  if (!res.ok) throw requestError(res.status, await res.text());
+  // A Warning header is `299 - "text"` (RFC 7234), several joined by commas.
+  const warnings = [...(res.headers.get("warning") ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((m) => (m[1] ?? "").replace(/\\(.)/g, "$1"));
+  return { body: (await res.json()) as T, warnings };
 }
 
 /** streamLines calls onLine for every line of a streamed response until it ends or signal aborts. */
@@ -100,13 +117,17 @@ export async function streamLines(path: string, signal: AbortSignal, onLine: (li
   return res;
 }
 
+/** The longest wait between two tries of a lost watch. */
+const MAX_RETRY_MS = 5000;
+
 /** WatchStatus is what a watch reports about its connection. */
 export type WatchStatus = "connecting" | "live" | "retrying";
 
 /**
  * watchObjects keeps a map of objects (by namespace/name) in step with a watch on path. When the
  * stream ends it reconnects from the last resourceVersion it saw; a 410 Gone (too old) or
- * objects without resourceVersions mean a fresh list. Retries back off from 1 s to 30 s.
+ * objects without resourceVersions mean a fresh list. Retries back off from 1 s to 5 s: the
+ * agent is one machine away, and the console should be live again soon after it answers.
  */
 export function watchObjects<T extends KubeObject>(
   path: string,
@@ -165,7 +186,7 @@ export function watchObjects<T extends KubeObject>(
       if (stop.signal.aborted) return;
       onStatus("retrying");
       await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 30_000);
+      delay = Math.min(delay * 2, MAX_RETRY_MS);
     }
   };
   void run();

@@ -1,6 +1,7 @@
 // The Events page: the agent's events, newest first, filtered by type, namespace, object and text.
 import { useMemo, useState } from "preact/hooks";
-import { age, eventTimeMs, type KubeEvent } from "./model";
+import { eventTimeMs, podPath, type KubeEvent } from "./model";
+import { Age } from "./time-text";
 
 /** EventsPage lists events from the shared watch. */
 export function EventsPage(props: { events: readonly KubeEvent[]; now: number }) {
@@ -30,28 +31,31 @@ export function EventsPage(props: { events: readonly KubeEvent[]; now: number })
         </label>
         <span class="muted">{shown.length} shown</span>
       </div>
-      <table class="list">
-        <thead>
-          <tr><th>Last seen</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr>
-        </thead>
-        <tbody>
-          {shown.map((e) => (
-            <tr key={`${e.metadata.namespace}/${e.metadata.name}`} class={e.type === "Warning" ? "warning" : ""}>
-              <td>{age(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp, props.now)}{(e.count ?? 1) > 1 ? ` (x${e.count})` : ""}</td>
-              <td>{e.type}</td>
-              <td>{e.reason}</td>
-              <td>
-                {e.involvedObject.kind === "Pod" ? (
-                  <a href={`#/pods/${encodeURIComponent(e.involvedObject.namespace ?? "default")}/${encodeURIComponent(e.involvedObject.name ?? "")}`}>pod/{e.involvedObject.name}</a>
-                ) : (
-                  `${(e.involvedObject.kind ?? "").toLowerCase()}/${e.involvedObject.name}`
-                )}
-              </td>
-              <td class="message">{e.message}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table class="list">
+          <thead>
+            <tr><th>Last seen</th><th>Type</th><th>Reason</th><th>Object</th><th>Message</th></tr>
+          </thead>
+          <tbody>
+            {shown.map((e) => (
+              <tr key={`${e.metadata.namespace}/${e.metadata.name}`} class={e.type === "Warning" ? "warning" : ""}>
+                <td><Age since={e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp} now={props.now} />{(e.count ?? 1) > 1 ? ` (×${e.count})` : ""}</td>
+                <td>{e.type}</td>
+                <td>{e.reason}</td>
+                <td>
+                  {e.involvedObject.kind === "Pod" ? (
+                    <a href={podPath(e.involvedObject.namespace ?? "default", e.involvedObject.name ?? "")}>pod/{e.involvedObject.name}</a>
+                  ) : (
+                    `${(e.involvedObject.kind ?? "").toLowerCase()}/${e.involvedObject.name}`
+                  )}
+                </td>
+                <td class="message">{e.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {shown.length === 0 ? <p class="empty" data-testid="empty">{props.events.length === 0 ? "No events yet." : `No event matches these filters (${props.events.length} hidden).`}</p> : null}
     </section>
   );
 }

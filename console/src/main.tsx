@@ -5,6 +5,7 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { hasSession, login, logout, onSignedOut, watchObjects, type WatchStatus } from "./api";
+import { ConnectionBanner } from "./connection-banner";
 import { EventsPage } from "./events-page";
 import type { KubeEvent, Pod } from "./model";
 import { PodPage } from "./pod-page";
@@ -93,9 +94,10 @@ function App() {
   let page;
   if (route[0] === "pods" && route.length === 3) {
     const [, ns = "", name = ""] = route;
-    page = <PodPage namespace={ns} name={name} pod={pods.find((p) => (p.metadata.namespace ?? "default") === ns && p.metadata.name === name)} events={events} now={now} />;
+    // Keyed by the pod: another pod's address starts a fresh page (container, logs, zoom).
+    page = <PodPage key={`${ns}/${name}`} namespace={ns} name={name} pod={pods.find((p) => (p.metadata.namespace ?? "default") === ns && p.metadata.name === name)} events={events} now={now} />;
   } else if (route[0] === "events") page = <EventsPage events={events} now={now} />;
-  else page = <PodsPage pods={pods} now={now} />;
+  else page = <PodsPage pods={pods} now={now} status={status} />;
   return (
     <>
       <header>
@@ -115,6 +117,7 @@ function App() {
         </label>
         <button type="button" class="logout" onClick={() => void logout()}>Log out</button>
       </header>
+      <ConnectionBanner status={status} />
       <main>{page}</main>
     </>
   );

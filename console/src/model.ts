@@ -1,44 +1,13 @@
-// The shapes the console reads from the API (the parts of core/v1 it shows) and how a pod's
-// status column reads, as kubectl get pods prints it.
+// The shapes the console reads from the API and the facts it derives from them. A pod's row is
+// kubectl's own (pod-columns.ts, shared with the API server's tables and `probelet get`), so
+// READY counts sidecars as kubectl does and STATUS and RESTARTS read the same everywhere.
+import type { Container, ContainerStatus, Probe } from "../../src/api/types";
+import type { ServedPod } from "../../src/apiserver/table/pod-columns";
+import type { ProbeType } from "../../src/prober/probe-type";
 import type { KubeObject } from "./api";
 
-/** ContainerState is core/v1 ContainerState. */
-export interface ContainerState {
-  waiting?: { reason?: string; message?: string };
-  running?: { startedAt?: string };
-  terminated?: { reason?: string; exitCode?: number; startedAt?: string; finishedAt?: string; message?: string };
-}
-
-/** ProbeSpec is the part of core/v1 Probe the timeline needs. */
-export interface ProbeSpec {
-  timeoutSeconds?: number;
-  periodSeconds?: number;
-  failureThreshold?: number;
-  successThreshold?: number;
-}
-
-/** Pod is the part of core/v1 Pod the console shows. */
-export interface Pod extends KubeObject {
-  metadata: KubeObject["metadata"] & { labels?: Record<string, string>; creationTimestamp?: string; deletionTimestamp?: string };
-  spec?: {
-    nodeName?: string;
-    containers?: { name: string; image?: string; livenessProbe?: ProbeSpec; readinessProbe?: ProbeSpec; startupProbe?: ProbeSpec }[];
-  };
-  status?: {
-    phase?: string;
-    reason?: string;
-    conditions?: { type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string }[];
-    containerStatuses?: {
-      name: string;
-      ready?: boolean;
-      started?: boolean;
-      restartCount?: number;
-      state?: ContainerState;
-      lastState?: ContainerState;
-      containerID?: string;
-    }[];
-  };
-}
+/** Pod is core/v1 Pod as the API serves it. */
+export type Pod = ServedPod;
 
 /** KubeEvent is core/v1 Event as the agent serves it. */
 export interface KubeEvent extends KubeObject {
@@ -52,42 +21,62 @@ export interface KubeEvent extends KubeObject {
   eventTime?: string;
 }
 
-/** podStatusText is kubectl's STATUS column: a container's waiting or terminated reason, else the phase. */
-export function podStatusText(pod: Pod): string {
-  if (pod.metadata.deletionTimestamp) return "Terminating";
-  let reason = pod.status?.reason ?? pod.status?.phase ?? "Pending";
-  for (const c of pod.status?.containerStatuses ?? []) {
-    const waiting = c.state?.waiting?.reason;
-    const terminated = c.state?.terminated;
-    if (waiting && waiting !== "") reason = waiting;
-    else if (terminated) reason = terminated.reason ?? `ExitCode:${terminated.exitCode ?? 0}`;
-  }
-  return reason;
+/** ContainerKind says how a container runs: a plain init container, a sidecar (a restartable init container) or a regular one. */
+export type ContainerKind = "init" | "sidecar" | "container";
+
+/** PodContainer is one container of a pod with its kind and status, in the order the pod runs them. */
+export interface PodContainer {
+  spec: Container;
+  kind: ContainerKind;
+  status: ContainerStatus | undefined;
 }
 
-/** readyText is kubectl's READY column ("1/2"). */
-export function readyText(pod: Pod): string {
-  const statuses = pod.status?.containerStatuses ?? [];
-  const total = pod.spec?.containers?.length ?? statuses.length;
-  return `${statuses.filter((c) => c.ready).length}/${total}`;
+/** podContainers lists init containers and sidecars (in spec order), then the regular containers. */
+export function podContainers(pod: Pod): PodContainer[] {
+  const inits = (pod.spec.initContainers ?? []).map((spec): PodContainer => ({
+    spec,
+    kind: spec.restartPolicy === "Always" ? "sidecar" : "init",
+    status: pod.status?.initContainerStatuses?.find((c) => c.name === spec.name),
+  }));
+  const regular = pod.spec.containers.map((spec): PodContainer => ({ spec, kind: "container", status: pod.status?.containerStatuses?.find((c) => c.name === spec.name) }));
+  return [...inits, ...regular];
 }
 
-/** restartsOf sums the containers' restart counts. */
-export function restartsOf(pod: Pod): number {
-  return (pod.status?.containerStatuses ?? []).reduce((n, c) => n + (c.restartCount ?? 0), 0);
+/** PROBE_ORDER is the order probes are shown in: startup gates the others. */
+export const PROBE_ORDER: readonly ProbeType[] = ["startup", "liveness", "readiness"];
+
+/** probeOf is a container's probe of one type. */
+export function probeOf(container: Container | undefined, type: string): Probe | undefined {
+  if (container === undefined) return undefined;
+  return type === "startup" ? container.startupProbe : type === "liveness" ? container.livenessProbe : type === "readiness" ? container.readinessProbe : undefined;
 }
 
-/** age renders a duration like kubectl: 45s, 3m12s, 5h, 2d. */
-export function age(since: string | undefined, now: number): string {
-  if (since === undefined) return "<unknown>";
-  const s = Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60}s`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h}h`;
-  return `${Math.floor(h / 24)}d`;
+/** readySince is when the pod's Ready condition last changed, and whether it is Ready now. */
+export function readySince(pod: Pod): { ready: boolean; since: string | undefined } {
+  const condition = pod.status?.conditions?.find((c) => c.type === "Ready");
+  return { ready: condition?.status === "True", since: condition?.lastTransitionTime };
+}
+
+/** exitText says how a container instance ended: "exit 137 (Error)", "signal 9", "Completed". */
+export function exitText(e: { exitCode?: number; signal?: number; reason?: string }): string {
+  if (e.reason === "Completed" && (e.exitCode ?? 0) === 0) return "Completed";
+  const how = e.signal !== undefined ? `signal ${e.signal}` : `exit ${e.exitCode ?? "?"}`;
+  return e.reason !== undefined && e.reason !== "" ? `${how} (${e.reason})` : how;
+}
+
+/** podKey is "namespace/name", how the console names a pod in maps. */
+export function podKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** podPath is the pod page's address. */
+export function podPath(namespace: string, name: string): string {
+  return `#/pods/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+}
+
+/** podApiPath is the pod's URL in the API. */
+export function podApiPath(namespace: string, name: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
 }
 
 /** LabelTerm is one requirement of a label selector. */

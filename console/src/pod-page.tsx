@@ -1,50 +1,112 @@
-// A pod: containers with their states, conditions, the probe timeline with Explain beside it,
-// and each container's log (current or previous, following).
+// A pod: the probe timeline, opened on what happened (the pod's life or its last failure
+// episode, whichever is shorter), with Explain beside it; its probes with "Probe now" and their
+// recent runs; every container (init containers and sidecars included) with its state; the
+// conditions; and each container's log. A pod that does not exist says so.
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { getJson, getText, streamLines } from "./api";
-import { age, eventTimeMs, podStatusText, readyText, type ContainerState, type KubeEvent, type Pod } from "./model";
+import type { ContainerInstance } from "../../src/agent/container-instances";
+import { failedExit } from "../../src/agent/exit-status";
+import { podCells } from "../../src/apiserver/table/pod-columns";
+import type { ContainerState } from "../../src/api/types";
+import { getJson, getText } from "./api";
+import { errorText, RequestError } from "./api-error";
+import { openWindow } from "./episode";
+import { eventTimeMs, podApiPath, podContainers, type KubeEvent, type Pod } from "./model";
+import { DeletePodButton } from "./pod-actions";
+import { PodLogs } from "./pod-logs";
+import { ProbesPanel } from "./probes-panel";
+import { Age, Time } from "./time-text";
 import { Timeline, type HistoryEntry, type HistorySegment } from "./timeline";
 
 /** RANGES are the timeline's preset windows. */
+const DAY_MS = 24 * 3600_000;
 const RANGES: readonly [string, number][] = [
   ["15 min", 15 * 60_000],
   ["1 h", 3600_000],
   ["6 h", 6 * 3600_000],
-  ["24 h", 24 * 3600_000],
+  ["24 h", DAY_MS],
 ];
 
-/** How often the open pod's probe history is fetched again. */
-const HISTORY_REFRESH_MS = 2000;
-const MAX_LOG_LINES = 2000;
+/** How often the open pod's probe history and container runs are fetched again. */
+const REFRESH_MS = 2000;
 
-function stateText(state: ContainerState | undefined): string {
-  if (state === undefined) return "—";
-  if (state.running) return `Running since ${state.running.startedAt ?? "?"}`;
-  if (state.waiting) return `Waiting: ${state.waiting.reason ?? ""}${state.waiting.message ? ` (${state.waiting.message})` : ""}`;
-  if (state.terminated) return `Terminated: ${state.terminated.reason ?? ""} exit ${state.terminated.exitCode ?? "?"} at ${state.terminated.finishedAt ?? "?"}`;
-  return "—";
+interface History {
+  items: HistoryEntry[];
+  segments: HistorySegment[];
+  instances: ContainerInstance[];
 }
 
-interface HistoryList {
-  items?: HistoryEntry[];
-  segments?: HistorySegment[];
+/** View is what the chart shows: a zoom (its end following the present when `follow`), or the whole range. */
+interface Zoom {
+  from: number;
+  to: number;
+  follow: boolean;
+  why: string;
+}
+
+function StateText(props: { state: ContainerState | undefined; now: number }) {
+  const s = props.state;
+  if (s?.running) return <>Running since <Time at={s.running.startedAt} now={props.now} /></>;
+  if (s?.waiting) return <>Waiting: {s.waiting.reason ?? ""}{s.waiting.message ? ` (${s.waiting.message})` : ""}</>;
+  if (s?.terminated) {
+    const t = s.terminated;
+    return <>Terminated: {t.reason ?? ""} exit {t.exitCode}{t.signal !== undefined ? ` signal ${t.signal}` : ""} at <Time at={t.finishedAt} now={props.now} />{t.message ? ` (${t.message})` : ""}</>;
+  }
+  return <span class="muted">—</span>;
+}
+
+/** incidents are the times something went wrong: probe failures, exits, restarts and Warning events. */
+function incidents(history: History, events: readonly KubeEvent[]): number[] {
+  const times: number[] = [];
+  for (const e of history.items) if (e.result === "Failure") times.push(Date.parse(e.time));
+  for (const s of history.segments) if (s.result === "Failure") times.push(Date.parse(s.start), Date.parse(s.end));
+  const firsts = new Set<string>();
+  for (const i of history.instances) {
+    if (i.finishedAt !== undefined && failedExit(i)) times.push(Date.parse(i.finishedAt));
+    // The first run of each container is its start, not a restart.
+    if (firsts.has(i.container)) times.push(Date.parse(i.startedAt ?? ""));
+    firsts.add(i.container);
+  }
+  for (const ev of events) if (ev.type === "Warning") times.push(eventTimeMs(ev));
+  return times;
 }
 
 /** PodPage shows one pod from the shared pod watch. */
 export function PodPage(props: { namespace: string; name: string; pod: Pod | undefined; events: readonly KubeEvent[]; now: number }) {
   const { namespace, name, pod } = props;
-  const [rangeMs, setRangeMs] = useState(15 * 60_000);
-  const [zoom, setZoom] = useState<[number, number] | undefined>(undefined);
-  const [history, setHistory] = useState<{ items: HistoryEntry[]; segments: HistorySegment[] }>({ items: [], segments: [] });
+  const created = Date.parse(pod?.metadata.creationTimestamp ?? "");
+  // Open on the shortest preset that holds the pod's whole life (at most a day).
+  const [rangeMs, setRangeMs] = useState(() => RANGES.find(([, ms]) => Number.isNaN(created) || ms >= (props.now - created) * 1.1)?.[1] ?? DAY_MS);
+  const [zoom, setZoom] = useState<Zoom | undefined>(undefined);
+  const [opened, setOpened] = useState(false);
+  const [history, setHistory] = useState<History | undefined>(undefined);
   const [error, setError] = useState("");
   const [explain, setExplain] = useState("");
-  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(name)}`;
+  const [missing, setMissing] = useState("");
+  const base = podApiPath(namespace, name);
   const podEvents = useMemo(
     () => props.events.filter((e) => e.involvedObject.name === name && (e.involvedObject.namespace ?? e.metadata.namespace) === namespace && (pod?.metadata.uid === undefined || e.involvedObject.uid === undefined || e.involvedObject.uid === pod.metadata.uid)).sort((a, b) => eventTimeMs(a) - eventTimeMs(b)),
     [props.events, name, namespace, pod?.metadata.uid],
   );
 
+  // Not in the watch: ask the API, so a pod that does not exist says so instead of waiting.
   useEffect(() => {
+    if (pod !== undefined) {
+      setMissing("");
+      return;
+    }
+    const stop = new AbortController();
+    getJson<Pod>(base, stop.signal).then(
+      () => setMissing(""),
+      (err: unknown) => {
+        if (stop.signal.aborted) return;
+        setMissing(err instanceof RequestError && err.status === 404 ? `There is no pod "${name}" in namespace "${namespace}": it was deleted, or never existed.` : (errorText(err) ?? ""));
+      },
+    );
+    return () => stop.abort();
+  }, [base, pod === undefined]);
+
+  useEffect(() => {
+    if (pod === undefined) return;
     const stop = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // The whole range each time: segments grow as runs go on, so a fetch of only the new part
@@ -53,106 +115,123 @@ export function PodPage(props: { namespace: string; name: string; pod: Pod | und
       try {
         const until = new Date();
         const since = new Date(until.getTime() - rangeMs);
-        const list = await getJson<HistoryList>(`${base}/probes?since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(until.toISOString())}`, stop.signal);
-        setHistory({ items: list.items ?? [], segments: list.segments ?? [] });
+        const [list, instances] = await Promise.all([
+          getJson<{ items?: HistoryEntry[]; segments?: HistorySegment[] }>(`${base}/probes?since=${encodeURIComponent(since.toISOString())}&until=${encodeURIComponent(until.toISOString())}`, stop.signal),
+          getJson<{ items?: ContainerInstance[] }>(`${base}/instances`, stop.signal),
+        ]);
+        setHistory({ items: list.items ?? [], segments: list.segments ?? [], instances: instances.items ?? [] });
         setError("");
       } catch (err) {
-        if (!stop.signal.aborted) setError(String(err));
+        const text = errorText(err);
+        if (text !== undefined && !stop.signal.aborted) setError(text);
       }
-      if (!stop.signal.aborted) timer = setTimeout(() => void load(), HISTORY_REFRESH_MS);
+      if (!stop.signal.aborted) timer = setTimeout(() => void load(), REFRESH_MS);
     };
     void load();
     return () => {
       stop.abort();
       if (timer !== undefined) clearTimeout(timer);
     };
-  }, [base, rangeMs]);
+  }, [base, rangeMs, pod === undefined]);
+
+  // Once the first history is in, open on what happened.
+  useEffect(() => {
+    if (opened || history === undefined || pod === undefined) return;
+    setOpened(true);
+    const w = openWindow(created, Date.now(), incidents(history, podEvents));
+    setZoom({ from: w.from, to: w.to, follow: w.follow, why: w.reason === "episode" ? "the last failure episode" : "the pod's life" });
+  }, [history, pod === undefined]);
 
   const statusKey = JSON.stringify(pod?.status ?? {}) + podEvents.length;
   useEffect(() => {
+    if (pod === undefined) return;
     const stop = new AbortController();
-    getText(`/console/explain/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`, stop.signal).then(setExplain, (err: unknown) => !stop.signal.aborted && setExplain(String(err)));
+    getText(`/console/explain/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`, stop.signal).then(setExplain, (err: unknown) => {
+      const text = errorText(err);
+      if (text !== undefined && !stop.signal.aborted) setExplain(text);
+    });
     return () => stop.abort();
   }, [namespace, name, statusKey]);
 
-  if (pod === undefined) return <section><h1>pod/{name}</h1><p class="muted">No pod {namespace}/{name} (yet): waiting for the watch.</p></section>;
-  const to = zoom?.[1] ?? props.now;
-  const from = zoom?.[0] ?? props.now - rangeMs;
+  if (pod === undefined) {
+    return (
+      <section aria-labelledby="pod-title">
+        <h1 id="pod-title">pod/{name}</h1>
+        {missing !== "" ? <p class="empty" data-testid="pod-missing">{missing} <a href="#/pods">All pods</a></p> : <p class="muted">Loading pod {namespace}/{name}…</p>}
+      </section>
+    );
+  }
+  const cells = podCells(pod, props.now);
+  const to = zoom === undefined ? props.now : zoom.follow ? props.now : zoom.to;
+  const from = zoom?.from ?? props.now - rangeMs;
   return (
     <section aria-labelledby="pod-title">
-      <h1 id="pod-title">pod/{name} <span class="muted">{namespace} · {readyText(pod)} ready · {podStatusText(pod)} · {age(pod.metadata.creationTimestamp, props.now)}</span></h1>
+      <div class="pod-head">
+        <h1 id="pod-title">pod/{name} <span class="muted">{namespace} · {cells.ready} ready · {cells.status} · <Age since={pod.metadata.creationTimestamp} now={props.now} /> old</span></h1>
+        <DeletePodButton pod={pod} />
+      </div>
       <div class="toolbar" role="group" aria-label="timeline range">
         {RANGES.map(([label, ms]) => (
-          <button key={label} aria-pressed={rangeMs === ms && zoom === undefined} onClick={() => { setRangeMs(ms); setZoom(undefined); }}>{label}</button>
+          <button key={label} type="button" aria-pressed={rangeMs === ms && zoom === undefined} onClick={() => { setRangeMs(ms); setZoom(undefined); }}>{label}</button>
         ))}
-        {zoom ? <button onClick={() => setZoom(undefined)}>Reset zoom</button> : null}
-        {error ? <span class="error">{error}</span> : null}
+        {zoom ? (
+          <>
+            <span class="muted" data-testid="zoom">{zoom.why !== "" ? `Showing ${zoom.why}` : "Zoomed"}</span>
+            <button type="button" onClick={() => setZoom(undefined)}>Reset zoom</button>
+          </>
+        ) : null}
+        {error ? <span class="error" role="status">{error}</span> : null}
       </div>
       <div class="pod-grid">
-        <Timeline pod={pod} entries={history.items} segments={history.segments} events={podEvents} from={from} to={to} onZoom={(a, b) => setZoom([a, Math.min(b, Date.now())])} />
+        <Timeline
+          pod={pod}
+          entries={history?.items ?? []}
+          segments={history?.segments ?? []}
+          instances={history?.instances ?? []}
+          events={podEvents}
+          from={from}
+          to={to}
+          now={props.now}
+          onZoom={(a, b) => setZoom({ from: Math.max(a, props.now - rangeMs), to: Math.min(b, Date.now()), follow: false, why: "" })}
+        />
         <aside class="explain" aria-label="explain">
           <h2>Explain</h2>
           <pre data-testid="explain">{explain}</pre>
         </aside>
       </div>
+      <h2>Probes</h2>
+      <ProbesPanel pod={pod} entries={history?.items ?? []} segments={history?.segments ?? []} now={props.now} />
       <h2>Containers</h2>
-      <table class="list">
-        <thead><tr><th>Name</th><th>Ready</th><th>Restarts</th><th>State</th><th>Last state</th></tr></thead>
-        <tbody>
-          {(pod.status?.containerStatuses ?? []).map((c) => (
-            <tr key={c.name}><td>{c.name}</td><td>{c.ready ? "yes" : "no"}</td><td>{c.restartCount ?? 0}</td><td>{stateText(c.state)}</td><td>{stateText(c.lastState)}</td></tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>Conditions</h2>
-      <table class="list">
-        <thead><tr><th>Type</th><th>Status</th><th>Last transition</th><th>Reason</th></tr></thead>
-        <tbody>
-          {(pod.status?.conditions ?? []).map((c) => (
-            <tr key={c.type}><td>{c.type}</td><td>{c.status}</td><td>{c.lastTransitionTime ? `${c.lastTransitionTime} (${age(c.lastTransitionTime, props.now)} ago)` : ""}</td><td>{c.reason ?? ""}</td></tr>
-          ))}
-        </tbody>
-      </table>
-      <Logs base={base} containers={(pod.spec?.containers ?? []).map((c) => c.name)} />
-    </section>
-  );
-}
-
-function Logs(props: { base: string; containers: readonly string[] }) {
-  const [container, setContainer] = useState(props.containers[0] ?? "");
-  const [previous, setPrevious] = useState(false);
-  const [follow, setFollow] = useState(true);
-  const [lines, setLines] = useState<string[]>([]);
-  useEffect(() => {
-    const stop = new AbortController();
-    let buffer: string[] = [];
-    let scheduled = false;
-    setLines([]);
-    const query = `container=${encodeURIComponent(container)}&tailLines=500${previous ? "&previous=true" : ""}${follow && !previous ? "&follow=true" : ""}`;
-    streamLines(`${props.base}/log?${query}`, stop.signal, (line) => {
-      buffer.push(line);
-      if (buffer.length > MAX_LOG_LINES) buffer = buffer.slice(-MAX_LOG_LINES);
-      if (!scheduled) {
-        scheduled = true;
-        requestAnimationFrame(() => {
-          scheduled = false;
-          setLines([...buffer]);
-        });
-      }
-    }).then(async (res) => {
-      if (!res.ok) setLines([`(${res.status}) ${(await res.text()).slice(0, 300)}`]);
-    }, () => undefined);
-    return () => stop.abort();
-  }, [props.base, container, previous, follow]);
-  return (
-    <section aria-labelledby="logs-title">
-      <h2 id="logs-title">Logs</h2>
-      <div class="toolbar">
-        <label>Container <select value={container} onChange={(e) => setContainer((e.target as HTMLSelectElement).value)}>{props.containers.map((c) => <option key={c} value={c}>{c}</option>)}</select></label>
-        <label><input type="checkbox" checked={previous} onChange={(e) => setPrevious((e.target as HTMLInputElement).checked)} /> previous</label>
-        <label><input type="checkbox" checked={follow} disabled={previous} onChange={(e) => setFollow((e.target as HTMLInputElement).checked)} /> follow</label>
+      <div class="table-scroll">
+        <table class="list wrap" data-testid="containers">
+          <thead><tr><th>Name</th><th>Kind</th><th>Ready</th><th>Restarts</th><th>State</th><th>Last state</th></tr></thead>
+          <tbody>
+            {podContainers(pod).map((c) => (
+              <tr key={c.spec.name} data-container={c.spec.name}>
+                <td>{c.spec.name}</td>
+                <td>{c.kind}</td>
+                <td>{c.status?.ready ? "yes" : "no"}</td>
+                <td>{c.status?.restartCount ?? 0}</td>
+                <td class="message"><StateText state={c.status?.state} now={props.now} /></td>
+                <td class="message"><StateText state={c.status?.lastState} now={props.now} /></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       </div>
-      <pre class="logs" tabIndex={0} aria-label="container log">{lines.join("\n")}</pre>
+      <h2>Conditions</h2>
+      <div class="table-scroll">
+        <table class="list">
+          <thead><tr><th>Type</th><th>Status</th><th>Last transition</th><th>Reason</th></tr></thead>
+          <tbody>
+            {(pod.status?.conditions ?? []).map((c) => (
+              <tr key={c.type}><td>{c.type}</td><td>{c.status}</td><td><Time at={c.lastTransitionTime} now={props.now} /></td><td>{c.reason ?? ""}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2 id="logs-title">Logs</h2>
+      <PodLogs pod={pod} />
     </section>
   );
 }

@@ -6,6 +6,8 @@ import type { ExecStatus } from "../apiserver/exec/exec-status.js";
 import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../prober/probe-history.js";
+import type { ProbeType } from "../prober/probe-type.js";
+import type { ContainerInstance } from "./container-instances.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
 export interface ObjectReference {
@@ -46,7 +48,7 @@ export interface WatchEvent<T> {
 }
 
 /** ApiErrorReason is a metav1.StatusReason the agent can answer with. */
-export type ApiErrorReason = "NotFound" | "AlreadyExists" | "Invalid" | "BadRequest" | "Conflict" | "MethodNotAllowed" | "InternalError";
+export type ApiErrorReason = "NotFound" | "AlreadyExists" | "Invalid" | "BadRequest" | "Conflict" | "MethodNotAllowed" | "Timeout" | "InternalError";
 
 /** ApiError is a failed agent operation, rendered by the server as a metav1.Status. */
 export class ApiError extends Error {
@@ -74,6 +76,8 @@ export class ApiError extends Error {
         return 400;
       case "MethodNotAllowed":
         return 405;
+      case "Timeout":
+        return 504;
       default:
         return 500;
     }
@@ -111,6 +115,15 @@ export interface NodeApi {
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange;
   /** probeHistoryWindowMs is how long probe history is kept: the largest range a query may ask for. */
   readonly probeHistoryWindowMs: number;
+  /**
+   * triggerProbe runs one of a pod's probes now (the kubelet's manual trigger) and resolves with
+   * its history entry; container may be left out when one container has that probe. Throws
+   * ApiError: NotFound (pod or probe), BadRequest (which container?), Conflict (the probe cannot
+   * run now, and why), Timeout (it did not finish in time).
+   */
+  triggerProbe(namespace: string, name: string, container: string | undefined, probeType: ProbeType): Promise<ProbeHistoryEntry>;
+  /** containerInstances returns every run of the pod's containers the agent has seen, oldest first; throws ApiError NotFound. */
+  containerInstances(namespace: string, name: string): ContainerInstance[];
   /** probeMetrics renders the kubelet's prober metrics in Prometheus text format. */
   probeMetrics(): Promise<string>;
   /** agentMetrics renders the agent's own metrics in Prometheus text format. */

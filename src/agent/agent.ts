@@ -13,11 +13,11 @@ import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
 import type { CloseMode } from "../probe/connection.js";
-import { ProbeManager } from "../prober/manager.js";
+import { probedContainers, probeOf, ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
 import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
-import { probeTypeLabel } from "../prober/probe-type.js";
+import { probeTypeLabel, type ProbeType } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
@@ -46,6 +46,8 @@ import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
+import { ContainerInstanceLog, type ContainerInstance } from "./container-instances.js";
+import { ProbeTriggers } from "./probe-trigger.js";
 import { allContainers, isTerminal, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
@@ -143,6 +145,10 @@ export class Agent extends StoreView implements AgentApi {
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history: ProbeHistory;
   private readonly historyFiles: ProbeHistoryFiles;
+  /** Every run of every container, from the statuses written (the console's restarts and exits). */
+  private readonly instances: ContainerInstanceLog;
+  /** "Probe now": manual triggers waiting for their probe. */
+  private readonly triggers: ProbeTriggers;
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
   private readonly clock: Clock;
@@ -198,6 +204,7 @@ export class Agent extends StoreView implements AgentApi {
     const windowMs = options.probeHistoryWindowMs ?? DEFAULT_HISTORY_WINDOW_MS;
     this.historyFiles = new ProbeHistoryFiles({ stateDir: options.stateDir, clock: this.clock, logger: this.logger.child("probe-history"), windowMs });
     this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
+    this.instances = new ContainerInstanceLog(this.clock, windowMs);
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
     this.store = newApiStore();
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
@@ -219,6 +226,7 @@ export class Agent extends StoreView implements AgentApi {
       logger: this.logger,
       onContainerTerminated: (type, exitCode, reason) => this.metrics.containerTerminated(type, exitCode, reason),
     });
+    this.triggers = new ProbeTriggers(this.clock, this.statusManager);
     const runner = fullIdRunner(this.runtime);
     this.probeManager = new ProbeManager({
       statusProvider: this.statusManager,
@@ -228,7 +236,7 @@ export class Agent extends StoreView implements AgentApi {
       logger: this.logger,
       metrics: this.proberMetrics,
       onProbe: (worker, record) => {
-        this.history.record(worker, record);
+        this.triggers.recorded(worker, record, this.history.record(worker, record));
         const cpu = record.outcome?.cpuSeconds;
         if (cpu !== undefined) this.metrics.observeExecProbeCpu(probeTypeLabel(record.probeType), cpu);
       },
@@ -272,6 +280,7 @@ export class Agent extends StoreView implements AgentApi {
       },
     });
     this.stopWatches.push(
+      this.instances.watch(this.store),
       () => this.mirrors.close(),
       watchApiPods(this.store, nodeName, this.apiPods),
       startNamespaceController(this.store, this.clock),
@@ -714,6 +723,27 @@ export class Agent extends StoreView implements AgentApi {
   /** podUidOf is the UID the agent runs a stored pod under (a mirror pod's: its static pod's). */
   private podUidOf(stored: Pod): string {
     return staticPodUid(stored) ?? stored.metadata.uid ?? "";
+  }
+
+  async triggerProbe(namespace: string, name: string, container: string | undefined, probeType: ProbeType): Promise<ProbeHistoryEntry> {
+    const pod = this.getPod(namespace, name);
+    // A static pod's workers run under its own UID, not its mirror's.
+    const uid = this.podUidOf(pod);
+    const record = this.workers.get(uid)?.record.pod ?? pod;
+    const withProbe = probedContainers(record).filter((c) => probeOf(c, probeType) !== undefined).map((c) => c.name);
+    const target = container ?? (withProbe.length === 1 ? withProbe[0] : undefined);
+    if (target === undefined) {
+      if (withProbe.length === 0) throw new ApiError("NotFound", `pod "${name}" has no ${probeType} probe`);
+      throw new ApiError("BadRequest", `pod "${name}" has ${probeType} probes on containers ${withProbe.join(", ")}: choose one with container=`);
+    }
+    if (!withProbe.includes(target)) throw new ApiError("NotFound", `container "${target}" of pod "${name}" has no ${probeType} probe`);
+    const worker = this.probeManager.getWorker(uid, target, probeType);
+    if (worker === undefined) throw new ApiError("Conflict", `cannot probe now: the ${probeType} probe of container "${target}" is not running (the pod has not started, or has ended)`);
+    return this.triggers.trigger(worker);
+  }
+
+  containerInstances(namespace: string, name: string): ContainerInstance[] {
+    return this.instances.list(this.getPod(namespace, name).metadata.uid ?? "");
   }
 
   /** probeHistoryWindowMs is how long probe history is kept. */

@@ -132,6 +132,19 @@ const CASES: Case[] = [
     ],
   },
   {
+    name: "a liveness restart whose Killing event the event spam filter dropped (a long crash loop): the history's threshold crossing of the killed instance says it",
+    pod: webPod(running(LIVENESS_RESTART)),
+    history: [entry("liveness", "Failure", 2, 3, "no heartbeat file", 66, "process://c1"), entry("liveness", "Failure", 3, 3, "no heartbeat file", 65, "process://c1"), entry("readiness", "Success", 1, 2, "", 1)],
+    want: [
+      "pod/web is not Ready (Running).",
+      "  - container app is running but not ready: the readiness probe succeeded 1 of the 2 times in a row it needs (last 1s ago)",
+      "",
+      "Restarts:",
+      "  - container app restarted 1 time; the last instance ended 60s ago: its liveness probe failed 3 times in a row (failureThreshold 3, period 5s),"
+        + ' last with "no heartbeat file", so it was killed (exit code 137, Error) and started again. Its log: probelet logs web -c app --previous',
+    ],
+  },
+  {
     name: "a startup restart after an agent restart (no history): the output comes from the Unhealthy event",
     pod: webPod(running(LIVENESS_RESTART), { startupProbe: { exec: { command: ["test", "-f", "/tmp/up"] }, failureThreshold: 2 } }),
     events: [event("Unhealthy", "Startup probe failed: ", 70), event("Unhealthy", "Startup probe failed: not yet", 66), event("Killing", "Container app failed startup probe, will be restarted", 65, "Normal")],

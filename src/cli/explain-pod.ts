@@ -175,7 +175,7 @@ function endCause(input: ExplainInput, c: Container, s: ContainerStatus, t: Cont
   const during = (e: KubeEvent): boolean =>
     e.involvedObject.fieldPath === fieldPath && !(Date.parse(e.lastTimestamp) < begin) && !(Date.parse(e.firstTimestamp) > end);
   const kill = input.events.filter((e) => e.reason === "Killing" && during(e)).at(-1);
-  const probeType = kill?.message.match(/failed (liveness|startup) probe/)?.[1] as ProbeType | undefined;
+  const probeType = (kill?.message.match(/failed (liveness|startup) probe/)?.[1] as ProbeType | undefined) ?? crossedProbe(input.history, c.name, t.containerID);
   if (probeType) {
     const probe = defaultProbe((probeType === "liveness" ? c.livenessProbe : c.startupProbe) ?? {});
     const failed = lastEntry(input.history, c.name, probeType, t.containerID, "Failure");
@@ -211,6 +211,21 @@ function exitedText(t: ContainerStateTerminated, now: number): string {
 /** lastEntry is the newest history entry of a probe, of one container instance when containerID is given. */
 function lastEntry(history: readonly ProbeHistoryEntry[], container: string, probeType: ProbeType, containerID: string | undefined, result?: ProbeHistoryEntry["result"]): ProbeHistoryEntry | undefined {
   return history.filter((e) => e.container === container && e.probeType === probeType && (!containerID || e.containerID === containerID) && (!result || e.result === result)).at(-1);
+}
+
+/**
+ * crossedProbe names the liveness or startup probe whose last result for an instance reached its
+ * failureThreshold: the kubelet kills the container then (worker.go doProbe, the result written
+ * at the threshold). It stands in for a Killing event the kubelet's event spam filter dropped:
+ * client-go's events_cache.go lets 25 events through per object, then one per 5 minutes, so a
+ * pod that has crash-looped for a while has its later kills unrecorded.
+ */
+function crossedProbe(history: readonly ProbeHistoryEntry[], container: string, containerID: string | undefined): ProbeType | undefined {
+  if (containerID === undefined || containerID === "") return undefined;
+  return (["liveness", "startup"] as const).find((probeType) => {
+    const last = lastEntry(history, container, probeType, containerID);
+    return last !== undefined && last.result === "Failure" && last.run >= last.threshold;
+  });
 }
 
 function oneLine(text: string): string {

@@ -75,7 +75,7 @@ test("a login code becomes a session once: an HttpOnly SameSite=Strict cookie na
   assert.equal(await status(`${server.url}/console/sessions`, { method: "POST", body: "x".repeat(5000) }), 400);
 });
 
-test("a session's cookie alone, replayed as another port's server receives it, opens nothing; with its key it reads the API but never writes or reads Secrets", async (t) => {
+test("a session's cookie alone, replayed as another port's server receives it, opens nothing; with its key it reads the API but never creates pods or reads Secrets (its two actions: console-writes.test.ts)", async (t) => {
   const server = await start(t);
   const { cookie, key } = await login(server);
   const pods = `${server.url}/api/v1/pods`;
@@ -87,7 +87,7 @@ test("a session's cookie alone, replayed as another port's server receives it, o
   const other = await start(t);
   assert.equal(await status(`${other.url}/api/v1/pods`, { headers: { Cookie: cookie.replace(/_\d+=/, `_${other.address.port}=`), [SESSION_KEY_HEADER]: key } }), 401, "another agent knows nothing of it");
   const write = { method: "POST", headers: { Cookie: cookie, [SESSION_KEY_HEADER]: key, "Content-Type": "application/json" }, body: "{}" };
-  assert.equal(await status(`${server.url}/api/v1/namespaces/default/pods`, write), 401, "a session never creates or deletes pods");
+  assert.equal(await status(`${server.url}/api/v1/namespaces/default/pods`, write), 401, "a session never creates pods");
   for (const path of ["/api/v1/secrets", "/api/v1/namespaces/default/secrets", "/api/v1/namespaces/default/secrets/db", "/api/v1/namespaces/default/secrets?watch=true"]) {
     const res = await fetch(`${server.url}${path}`, { headers: { Cookie: cookie, [SESSION_KEY_HEADER]: key } });
     assert.equal(res.status, 403, path);

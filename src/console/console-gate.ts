@@ -7,8 +7,8 @@
 //   DELETE /console/sessions[/{id}]   revokes one session, or all (bearer token only)
 //   GET  /console/explain/{ns}/{name} `probelet explain`'s text for the pod (session or bearer)
 // A session (its cookie and its key together, console-sessions.ts) also opens the API, for GET
-// and HEAD only and never Secrets (server.ts): the console never changes anything, so a session
-// can never be used to create or delete pods.
+// and HEAD, never Secrets, and the console's two actions only (server.ts, console-writes.ts:
+// delete a pod, probe now): a session can never create, change or apply anything.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError, type AgentApi, type KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";

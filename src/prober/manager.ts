@@ -1,6 +1,6 @@
 // ProbeManager: the registry of probe workers, one per (pod UID, container, probe type), and
 // the code that folds cached results into a pod status (kubelet pkg/kubelet/prober/prober_manager.go).
-import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
+import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -364,11 +364,12 @@ export function canInheritProbeState(apiStatus: PodStatus | undefined, container
 }
 
 /** probedContainers lists the containers that may have probe workers: regular ones and sidecars. */
-function probedContainers(pod: Pod): Container[] {
+export function probedContainers(pod: Pod): Container[] {
   return [...(pod.spec.initContainers ?? []).filter(isRestartableInitContainer), ...pod.spec.containers];
 }
 
-function probeOf(container: Container, probeType: ProbeType): unknown {
+/** probeOf is a container's probe of one type, if it has one. */
+export function probeOf(container: Container, probeType: ProbeType): Probe | undefined {
   return probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
 }
 

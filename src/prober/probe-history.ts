@@ -132,8 +132,8 @@ export class ProbeHistory {
     this.sink = options.sink;
   }
 
-  /** record appends a worker's finished probe (the ProbeManager's onProbe signature). */
-  record(worker: Worker, record: ProbeRecord): void {
+  /** record appends a worker's finished probe (the ProbeManager's onProbe signature) and returns its entry. */
+  record(worker: Worker, record: ProbeRecord): ProbeHistoryEntry {
     const uid = worker.pod.metadata.uid ?? "";
     const output = record.outcome?.output ?? "";
     const entry: ProbeHistoryEntry = {
@@ -151,6 +151,7 @@ export class ProbeHistory {
     };
     this.addEntry(uid, entry);
     this.sink?.append(uid, { container: entry.container, probeType: entry.probeType }, entry);
+    return entry;
   }
 
   /** addEntry adds a whole entry (recorded now or restored from disk); the oldest recent one folds into the segments. */

@@ -1,8 +1,12 @@
 // The status server's route table: the node's own endpoints (the kubelet's read-only port:
-// /pods, /healthz, /metrics, /metrics/probes, plus probelet's probe history) and the
+// /pods, /healthz, /metrics, /metrics/probes, plus probelet's probe history, probe trigger,
+// container instances and health summary) and the
 // Kubernetes API built from the resource registry (src/apiserver/rest).
 import { apiRoutes } from "../apiserver/rest/rest-routes.js";
 import { healthz, kubeletPods, metrics, podProbes } from "./node-handlers.js";
+import { podHealthSummary } from "./pod-health-summary.js";
+import { podInstances } from "./pod-instances-route.js";
+import { triggerProbe } from "./probe-trigger-route.js";
 import type { Route } from "./request-context.js";
 
 /** ROUTES is every route the status server serves. */
@@ -12,6 +16,9 @@ export const ROUTES: readonly Route[] = [
   { pattern: "/metrics", methods: { GET: metrics((api) => api.agentMetrics()) } },
   { pattern: "/metrics/probes", methods: { GET: metrics((api) => api.probeMetrics()) } },
   { pattern: "/api/v1/namespaces/:ns/pods/:name/probes", methods: { GET: podProbes } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes/trigger", methods: { POST: triggerProbe } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/instances", methods: { GET: podInstances } },
+  { pattern: "/probes/summary", methods: { GET: podHealthSummary } },
   ...apiRoutes(),
 ];
 

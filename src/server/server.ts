@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { AgentApi } from "../agent/agent-api.js";
 import { ConsoleGate } from "../console/console-gate.js";
 import { ConsoleSessions } from "../console/console-sessions.js";
+import { consoleMayWrite } from "../console/console-writes.js";
 import { joinHostPort } from "../probe/address.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
@@ -130,12 +131,12 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     req.socket.setTimeout(idleTimeout);
     const health = path === HEALTHZ_PATH;
     const bearer = auth === undefined || auth.authenticate(req.headers.authorization);
-    // The web console's pages, login and sessions (src/console/); a session also opens the API for reading.
+    // The web console's pages, login and sessions (src/console/); a session also opens the API for reading and the console's actions.
     const session = bearer || health ? false : consoleGate.authenticates(req);
     if (bearer || session) budget.prove(req.socket);
     if (!health && consoleGate.handle({ req, res, path, query, bearer, session, api })) return;
-    // A session reads, and never writes: the console never changes anything.
-    if (!bearer && !health && !(session && (req.method === "GET" || req.method === "HEAD"))) return sendStatus(res, unauthorizedStatus());
+    // A session reads, and writes only the console's two actions from its own page (console-writes.ts).
+    if (!bearer && !health && !(session && (req.method === "GET" || req.method === "HEAD" || consoleMayWrite(req, path)))) return sendStatus(res, unauthorizedStatus());
     if (!health && options.ready !== undefined) await options.ready;
     const match = matchRoute(path);
     if (match === undefined) return sendStatus(res, notFoundStatus());

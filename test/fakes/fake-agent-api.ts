@@ -10,6 +10,8 @@ import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import { collapseRuns, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../../src/prober/probe-history.js";
+import type { ProbeType } from "../../src/prober/probe-type.js";
+import type { ContainerInstance } from "../../src/agent/container-instances.js";
 import { systemClock } from "../../src/util/clock.js";
 import { FixedNowClock } from "./fake-clock.js";
 
@@ -38,6 +40,7 @@ export class FakeAgentApi implements AgentApi {
     createPod: [] as { input: Pod; namespace: string | undefined }[],
     deletePod: [] as { namespace: string; name: string; gracePeriodSeconds: number | undefined }[],
     readLogs: [] as Omit<LogRequest, "signal">[],
+    triggerProbe: [] as { namespace: string; name: string; container: string | undefined; probeType: ProbeType }[],
   };
   /** What healthz answers. */
   health = { ok: true, message: "ok" };
@@ -49,6 +52,9 @@ export class FakeAgentApi implements AgentApi {
 
   private readonly logs = new Map<string, LogLine[]>();
   private readonly probes = new Map<string, ProbeHistoryEntry[]>();
+  private readonly instances = new Map<string, ContainerInstance[]>();
+  /** What triggerProbe answers, by "ns/name/container/probeType" (container "" when not given). */
+  readonly triggerAnswers = new Map<string, ProbeHistoryEntry | ApiError>();
   private readonly followers = new Set<Follower>();
   private readonly watchers = { pods: 0, events: 0 };
   /** The store's own watches (namespace controller, the fake's bookkeeping), left out of watcherCount. */
@@ -196,6 +202,31 @@ export class FakeAgentApi implements AgentApi {
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
     const items = this.probeHistory(namespace, name).filter((e) => Date.parse(e.time) >= (query.since ?? -Infinity) && Date.parse(e.time) <= (query.until ?? Infinity) && (query.container === undefined || e.container === query.container) && (query.probeType === undefined || e.probeType === query.probeType));
     return { items, segments: [] };
+  }
+
+  /**
+   * triggerProbe answers with triggerAnswers' entry (or throws its error) for "ns/name/container/type";
+   * an unknown key is a NotFound, as for a pod without that probe.
+   */
+  triggerProbe(namespace: string, name: string, container: string | undefined, probeType: ProbeType): Promise<ProbeHistoryEntry> {
+    this.mustGet(namespace, name);
+    this.calls.triggerProbe.push({ namespace, name, container, probeType });
+    const answer = this.triggerAnswers.get(key(namespace, name, container ?? "", probeType));
+    if (answer === undefined) return Promise.reject(new ApiError("NotFound", `pod "${name}" has no ${probeType} probe`));
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(structuredClone(answer));
+  }
+
+  /** recordInstance adds a container instance to a pod's log. */
+  recordInstance(namespace: string, name: string, instance: ContainerInstance): void {
+    this.mustGet(namespace, name);
+    const list = this.instances.get(key(namespace, name)) ?? [];
+    list.push(instance);
+    this.instances.set(key(namespace, name), list);
+  }
+
+  containerInstances(namespace: string, name: string): ContainerInstance[] {
+    this.mustGet(namespace, name);
+    return structuredClone(this.instances.get(key(namespace, name)) ?? []);
   }
 
   /** probeHistoryWindowMs is the default window (24 h). */
