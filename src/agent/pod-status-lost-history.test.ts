@@ -37,3 +37,12 @@ test("keepLostHistory changes nothing when the runtime still has the earlier ins
   keepLostHistory(withPrevious, { current: info("y", 2), previous: { ...info("x", 1), state: "exited" } }, running("x", 1), false);
   assert.equal(withPrevious.lastState, undefined);
 });
+
+test("keepLostHistory: after a RestartAllContainers reset removed every earlier instance, the new instance keeps its last state while it runs and after it exits (kubelet convertContainerStatus)", () => {
+  const removed = { terminated: { exitCode: 137, reason: "RestartingAllContainers", message: "The container is removed because RestartAllContainers in place" } };
+  const runningAfterReset: ContainerStatus = { ...running("new", 1), lastState: structuredClone(removed) };
+  const exited: ContainerStatus = { ...running("new", 1), ready: false, state: { terminated: { exitCode: 0, reason: "Completed", containerID: "process://new" } } };
+  keepLostHistory(exited, { current: { ...info("new", 1), state: "exited" } }, runningAfterReset, false);
+  assert.deepEqual(exited.lastState, removed);
+  assert.equal(exited.restartCount, 1);
+});

@@ -279,11 +279,19 @@ export const UNKNOWN_LAST_STATE_MESSAGE = "The container could not be located wh
  * agent, or were collected). As kubelet convertToAPIContainerStatuses does with the API
  * server's copy: with no instance yet, the old restart count stays (plus one for an instance
  * that was running and vanished, unless the pod is being deleted) and a vanished running
- * instance becomes a ContainerStatusUnknown (137) last state. Beyond the kubelet, a new
- * instance keeps that last state too (the kubelet would show none once it starts).
+ * instance becomes a ContainerStatusUnknown (137) last state. A new instance keeps that last
+ * state too, and the same instance keeps the previous status's last state (kubelet
+ * convertContainerStatus carries LastTerminationState over when the runtime lost the earlier one).
  */
 export function keepLostHistory(status: ContainerStatus, instances: ContainerInstances | undefined, old: ContainerStatus | undefined, deleting: boolean): void {
-  if (!old || instances?.previous || (status.containerID !== undefined && status.containerID === old.containerID)) return;
+  if (!old || instances?.previous) return;
+  if (status.containerID !== undefined && status.containerID === old.containerID) {
+    // kubelet convertContainerStatus (RestartAllContainersOnContainerExits, on in 1.37): with no
+    // earlier instance in the runtime (a RestartAllContainers reset removes them all), the same
+    // instance keeps the last termination its previous status had, also once it exits itself.
+    if (!status.lastState?.terminated && old.lastState?.terminated) status.lastState = structuredClone(old.lastState);
+    return;
+  }
   const wasRunning = old.state?.running !== undefined && old.containerID !== undefined;
   const lost: ContainerState | undefined = wasRunning
     ? { terminated: { exitCode: 137, reason: "ContainerStatusUnknown", message: UNKNOWN_LAST_STATE_MESSAGE, ...(old.containerID ? { containerID: old.containerID } : {}) } }
