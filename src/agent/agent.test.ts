@@ -123,7 +123,7 @@ test("doBackOff after a liveness kill reads the status from before the kill: run
   runtime.execExit.set("app", 1);
   // Every instance fails its first liveness probe, 10-11 s after it started.
   const liveness = { exec: { command: ["check"] }, initialDelaySeconds: 10, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1 };
-  agent.admit(pod("crashy", [{ name: "app", command: ["app"], livenessProbe: liveness }]), "api");
+  agent.admit(pod("crashy", [{ name: "app", image: "img", command: ["app"], livenessProbe: liveness }]), "api");
   const started = new Map<number, number>();
   const finished = new Map<number, number>();
   for (let s = 0; s < 80; s++) {
@@ -201,7 +201,7 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
 
 test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineExceeded, an event says so, and its container is stopped", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("deadline", [{ name: "app", command: ["app"] }], { activeDeadlineSeconds: 3 }), "api");
+  agent.admit(pod("deadline", [{ name: "app", image: "img", command: ["app"] }], { activeDeadlineSeconds: 3 }), "api");
   await tick(clock);
   assert.equal(status(agent, "deadline").phase, "Running");
   await tick(clock);
@@ -218,17 +218,17 @@ test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineEx
 
 test("a container runs with the pod's fsGroup and supplementalGroups as supplemental groups, and readOnlyRootFilesystem", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("groups", [{ name: "app", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
+  agent.admit(pod("groups", [{ name: "app", image: "img", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
   await tick(clock);
   const config = runtime.configs.get("app")!;
-  assert.deepEqual(config.supplementalGroups, [2000, 5, 6]);
-  assert.equal(config.readonlyRootfs, true);
+  assert.deepEqual(config.security?.supplementalGroups, [2000, 5, 6]);
+  assert.equal(config.security?.readonlyRootfs, true);
   await agent.close();
 });
 
 test("an ephemeral container added to a running pod starts once, has its own status list, is never restarted, and stops with the pod", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("debug-me", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("debug-me", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   const stored = agent.getPod("default", "debug-me");
   agent.store.modify<Pod>("pods", "default", "debug-me", (p) => ({ ...p, spec: { ...p.spec, ephemeralContainers: [{ name: "debugger", image: "busybox", command: ["sh"], terminationMessagePolicy: "File" }] } }), { uid: stored.metadata.uid ?? "" });
@@ -248,7 +248,7 @@ test("an ephemeral container added to a running pod starts once, has its own sta
 
 test("a RestartNever pod whose second init container fails ends Failed with only that one incomplete", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("initfail", [{ name: "run1", command: ["run"] }], { restartPolicy: "Never", initContainers: [{ name: "init1", command: ["true"] }, { name: "init2", command: ["false"] }] }), "api");
+  agent.admit(pod("initfail", [{ name: "run1", image: "img", command: ["run"] }], { restartPolicy: "Never", initContainers: [{ name: "init1", image: "img", command: ["true"] }, { name: "init2", image: "img", command: ["false"] }] }), "api");
   await tick(clock);
   runtime.exit(runtime.current("init1")!.id, 0);
   await tick(clock);

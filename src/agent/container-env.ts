@@ -14,7 +14,7 @@ import { expandString } from "../probe/expand.js";
 import type { KeyValue } from "../runtime/runtime.js";
 import { ConfigObjectError, configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
-import { ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
+import { ANNOTATION_CONFIG_SOURCE } from "../api/mirror-pod.js";
 import { SERVICES_NOT_READ, serviceEnvVars, type ServiceSource } from "./service-env.js";
 
 /** EnvContext is what env resolution reads besides the container. */

@@ -4,6 +4,7 @@
 // and the pod directory are 0700), configMap/secret/downwardAPI/projected volumes written with
 // the atomic writer and rewritten on every sync (so they follow changes), emptyDir created
 // once, hostPath checked by type. Failures carry the kubelet's MountVolume.SetUp text.
+import { mkdirSync } from "node:fs";
 import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Container, Volume } from "../api/types.js";

@@ -94,11 +94,11 @@ test("sandboxConfig: the agent's host name for the pod, and its sysctls in linux
 });
 
 test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, the groups as supplemental_groups, only when set", () => {
-  assert.equal(containerConfig({ ...container, readonlyRootfs: true }, pod).linux.security_context.readonly_rootfs, true);
+  assert.equal(containerConfig({ ...container, security: { readonlyRootfs: true } }, pod).linux.security_context.readonly_rootfs, true);
   assert.equal(containerConfig(container, pod).linux.security_context.readonly_rootfs, undefined);
-  assert.deepEqual(containerConfig({ ...container, supplementalGroups: [2000, 5] }, pod).linux.security_context.supplemental_groups, ["2000", "5"]);
+  assert.deepEqual(containerConfig({ ...container, security: { supplementalGroups: [2000, 5] } }, pod).linux.security_context.supplemental_groups, ["2000", "5"]);
   assert.equal(containerConfig(container, pod).linux.security_context.supplemental_groups, undefined);
-  assert.equal(containerConfig({ ...container, privileged: true }, pod).linux.security_context.privileged, true);
+  assert.equal(containerConfig({ ...container, security: { privileged: true } }, pod).linux.security_context.privileged, true);
   assert.equal(containerConfig(container, pod).linux.security_context.privileged, undefined);
 });
 
