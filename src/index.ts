@@ -33,7 +33,7 @@ export { resultString, toPrometheusType, type Result } from "./prober/results/re
 export { ProberMetrics } from "./prober/metrics.js";
 export { ProbeHistory, RECENT_ENTRIES, DEFAULT_HISTORY_WINDOW_MS, describeRun, type ProbeHistoryEntry, type ProbeHistorySegment, type ProbeHistoryRange } from "./prober/probe-history.js";
 export { PROBE_TYPES, type ProbeType } from "./prober/probe-type.js";
-export { resolveContainerPort } from "./prober/port.js";
+export { resolveContainerPort } from "./probe/port.js";
 export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/events.js";
 
 // Probing a target with a Probe spec, once or until ready (also the lighter "probelet/probe" entry).

@@ -6,6 +6,7 @@
 // talks to a Runtime only.
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
+import { allContainers, isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { newApiStore } from "../apiserver/resources/registry.js";
@@ -46,7 +47,7 @@ import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
-import { allContainers, isTerminal, LABEL_POD_UID, PodSyncer, type PodRecord } from "./pod-sync.js";
+import { LABEL_POD_UID, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
@@ -383,7 +384,7 @@ export class Agent extends StoreView implements AgentApi {
         // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
         for (const worker of this.workers.values()) {
           const { pod, startTime } = worker.record;
-          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? ""))) worker.queueSync();
+          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isPodPhaseTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) worker.queueSync();
         }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
@@ -509,7 +510,7 @@ export class Agent extends StoreView implements AgentApi {
       if (worker.finished) return;
       const pod = worker.record.pod;
       const uid = pod.metadata.uid ?? "";
-      if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
+      if (!isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase) && !worker.terminating) {
         const active = this.activePortHolders();
         if (!fitsHostPorts(pod, active, shared)) {
           // The kubelet rejects before the pod worker sees the pod, so its status manager knows it
@@ -539,7 +540,7 @@ export class Agent extends StoreView implements AgentApi {
    */
   private activePortHolders(): Pod[] {
     return [...this.portHolders]
-      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isTerminal(this.statusManager.getPodStatus(uid))))
+      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase)))
       .map(([, w]) => w.record.pod);
   }
 
@@ -758,7 +759,7 @@ export class Agent extends StoreView implements AgentApi {
 
   /** runningPodUids are the pods not in a terminal phase: those a shutdown stops. */
   private runningPodUids(): Set<string> {
-    return new Set([...this.workers.keys()].filter((uid) => !isTerminal(this.statusManager.getPodStatus(uid))));
+    return new Set([...this.workers.keys()].filter((uid) => !isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase)));
   }
 
   /**

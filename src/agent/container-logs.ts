@@ -2,13 +2,13 @@
 // --previous, --tail, --timestamps and --follow (kubelet pkg/kubelet/kuberuntime/logs/logs.go),
 // across the rotated files too (the kubelet reads the live file only).
 import { open, stat, type FileHandle } from "node:fs/promises";
+import { allContainers } from "../api/pod-rules.js";
 import type { ContainerStatus, PodStatus } from "../api/types.js";
 import type { ContainerInfo, Runtime } from "../runtime/runtime.js";
 import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
 import type { Clock } from "../util/clock.js";
 import { ApiError, type LogRequest } from "./agent-api.js";
 import type { PodRecord } from "./pod-sync.js";
-import { allContainers } from "./pod-sync.js";
 import { logChunks, tailStart } from "./log-tail.js";
 import { rotatedLogs } from "./rotated-logs.js";
 

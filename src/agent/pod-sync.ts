@@ -7,16 +7,16 @@ import { dirname, join } from "node:path";
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../api/defaults.js";
 import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
+import { allContainers, isPodPhaseTerminal, isRestartableInitContainer } from "../api/pod-rules.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
-import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
 import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
-import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
-import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
+import { allContainersCouldRestart, containerShouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
+import { containersToReset } from "../kuberuntime/restart-all-containers.js";
 import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
 import {
@@ -158,7 +158,7 @@ export class PodSyncer {
   async sync(record: PodRecord): Promise<PodStatus> {
     const pod = record.pod;
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-    if (isTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""))) return this.syncTerminal(record, grace);
+    if (isPodPhaseTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) return this.syncTerminal(record, grace);
     try {
       await this.ensureSandbox(record);
     } catch (err) {
@@ -203,7 +203,7 @@ export class PodSyncer {
    */
   private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, grace: number): Promise<PodStatus> {
     const status = await this.publish(record, groups, waiting);
-    return isTerminal(status) ? this.syncTerminal(record, grace) : status;
+    return isPodPhaseTerminal(status.phase) ? this.syncTerminal(record, grace) : status;
   }
 
   /**
@@ -956,16 +956,6 @@ function newestExit(groups: Map<string, ContainerInstances>): (name: string) => 
 /** cleanedUp: no container of the pod has an instance left (kubelet AllContainersRestartCleanedUp). */
 function cleanedUp(pod: Pod, groups: Map<string, ContainerInstances>): boolean {
   return allContainers(pod).every((c) => groups.get(c.name)?.current === undefined);
-}
-
-/** allContainers lists init and regular containers. */
-export function allContainers(pod: Pod): Container[] {
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-}
-
-/** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-export function isTerminal(status: PodStatus | undefined): boolean {
-  return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 
 /** Where the managed hosts file goes in a container (kubelet etcHostsPath). */
