@@ -48,10 +48,12 @@ export { killGracePeriodSeconds } from "./kuberuntime/grace-period.js";
 // The agent, its runtimes and its status API.
 export { Agent, type AgentOptions, type AdmitResult } from "./agent/agent.js";
 export { ConfigObjectError, MemoryConfigObjects, type ConfigObjects, type ConfigObjectChange, type ConfigObjectKind } from "./volumes/config-objects.js";
-export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./agent/agent-api.js";
+export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./apiserver/endpoints/host-interface.js";
 export { RuntimeError, type Runtime, type ContainerInfo, type PodSandboxConfig, type PodSandboxStatus, type ContainerConfig } from "./runtime/runtime.js";
 export { ProcessRuntime, type ProcessRuntimeOptions } from "./runtime/process/process-runtime.js";
 export { startStatusServer, type StatusServer, type StatusServerOptions } from "./server/server.js";
+export { consoleGateFactory } from "./console/console-gate.js";
+export { ConsoleSessions } from "./console/console-sessions.js";
 
 // Time and logging seams.
 export { SystemClock, systemClock, type Clock } from "./util/clock.js";

@@ -7,7 +7,7 @@ import type { ContainerStatus, PodStatus } from "../api/types.js";
 import type { ContainerInfo, Runtime } from "../runtime/runtime.js";
 import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
 import type { Clock } from "../util/clock.js";
-import { ApiError, type LogRequest } from "./agent-api.js";
+import { ApiError, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import type { PodRecord } from "./pod-sync.js";
 import { logChunks, tailStart } from "./log-tail.js";
 import { rotatedLogs } from "./rotated-logs.js";

@@ -8,7 +8,7 @@
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
 import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import { ANNOTATION_CONFIG_SOURCE, isMirrorPod } from "../api/mirror-pod.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { admitOnNode } from "../agent/node-admit-handlers.js";

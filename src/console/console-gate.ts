@@ -10,15 +10,16 @@
 // and HEAD only and never Secrets (server.ts): the console never changes anything, so a session
 // can never be used to create or delete pods.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, type AgentApi, type KubeEvent } from "../agent/agent-api.js";
+import { ApiError, type KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
-import { explainPod } from "../cli/explain-pod.js";
-import { readBody } from "../server/request-body.js";
-import { sendStatus } from "../server/respond.js";
-import { failureStatus, methodNotAllowedStatus, unauthorizedStatus, type MetaStatus } from "../server/status-object.js";
+import { explainPod } from "../describe/explain-pod.js";
+import { readBody } from "../apiserver/endpoints/request-body.js";
+import { sendStatus } from "../apiserver/endpoints/respond.js";
+import { failureStatus, methodNotAllowedStatus, unauthorizedStatus, type MetaStatus } from "../apiserver/endpoints/status-object.js";
+import type { FrontGateRequest } from "../server/server.js";
 import type { Clock } from "../util/clock.js";
 import { ConsoleAssets, SECURITY_HEADERS } from "./console-assets.js";
 import { ConsoleSessions, readCookie, SESSION_KEY_HEADER, SESSION_TTL_MS, sessionCookie, sessionCookieName } from "./console-sessions.js";
@@ -39,17 +40,16 @@ const MAX_CODE_CHARS = 128;
 /** A session's public ID: 16 hex digits. */
 const SESSION_ID = /^[0-9a-f]{16}$/;
 
-/** ConsoleRequest is what the gate needs of one request. */
-export interface ConsoleRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: string;
-  query: URLSearchParams;
-  /** The request carries the API's bearer token (or the server has none). */
-  bearer: boolean;
-  /** The request carries a live session's cookie and key (authenticates() said so). */
-  session: boolean;
-  api: AgentApi;
+/** ConsoleRequest is what the gate sees of one request (the status server's FrontGateRequest). */
+export type ConsoleRequest = FrontGateRequest;
+
+/**
+ * consoleGateFactory is the status server's consoleGate option: each listener's gate over the
+ * login codes and sessions the agent's listeners share (a code the socket issues is spent on the
+ * HTTP listener).
+ */
+export function consoleGateFactory(sessions: ConsoleSessions): (clock: Clock, secure: boolean) => Promise<ConsoleGate> {
+  return (clock, secure) => ConsoleGate.create(sessions, clock, secure);
 }
 
 /** ConsoleGate serves the console's routes and says whether a request's session opens the API. */

@@ -3,7 +3,7 @@
 // Kubernetes API built from the resource registry (src/apiserver/rest).
 import { apiRoutes } from "../apiserver/rest/rest-routes.js";
 import { healthz, kubeletPods, metrics, podProbes } from "./node-handlers.js";
-import type { Route } from "./request-context.js";
+import type { Route } from "../apiserver/endpoints/request-context.js";
 
 /** ROUTES is every route the status server serves. */
 export const ROUTES: readonly Route[] = [

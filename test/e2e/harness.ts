@@ -11,7 +11,7 @@ import { join } from "node:path";
 import assert from "node:assert/strict";
 import { after, type TestContext } from "node:test";
 import { Agent } from "../../src/agent/agent.js";
-import type { KubeEvent } from "../../src/agent/agent-api.js";
+import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import type { BackoffOptions } from "../../src/agent/backoff.js";
 import type { ContainerLogPolicy } from "../../src/agent/container-log-manager.js";
 import type { ContainerStatus, Pod } from "../../src/api/types.js";

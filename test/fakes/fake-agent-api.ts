@@ -2,7 +2,7 @@
 // ObjectStore (what the REST layer serves); tests drive it with addPod/updatePod/removePod/
 // recordEvent, and logs and probe histories live in maps. It records which pods the API created
 // and which deletions it started, read from the store's own watch.
-import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
+import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import type { Pod } from "../../src/api/types.js";
 import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
 import type { ExecContainer, PodSandboxTarget } from "../../src/apiserver/exec/handle-exec.js";

@@ -1,7 +1,7 @@
 // `probelet describe pod`'s text, laid out as kubectl's describePod (kubectl
 // pkg/describe/describe.go): label/value lines aligned by a Go text/tabwriter (padding 2), the
 // containers with their state and probes, conditions, and the pod's events. Pure: no I/O.
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import { defaultProbe } from "../api/defaults.js";
 import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe, ResourceFieldSelector } from "../api/types.js";
@@ -10,7 +10,7 @@ import { splitSubscriptedPath } from "../api/validation-env-sources.js";
 import { describeRun, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { podQOSClass } from "../status/qos.js";
 import { mountLines, volumeLines } from "./describe-volumes.js";
-import { humanDuration } from "./pod-table.js";
+import { humanDuration } from "../apiserver/table/human-duration.js";
 
 /** DescribeOptions fix the clock and the time zone, so the layout is deterministic. */
 export interface DescribeOptions {

@@ -1,7 +1,7 @@
 // `probelet explain pod`'s text: why a pod is not Ready and why its containers restarted, in
 // words, from the pod's status, its events and the agent's probe history. Beyond the kubelet and
 // kubectl, which leave that reading to the user. Pure: no I/O.
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import { POST_START_HOOK_ERROR } from "../agent/lifecycle-hooks.js";
 import { fieldPathFor } from "../agent/kube-events.js";
 import { defaultProbe } from "../api/defaults.js";
