@@ -24,7 +24,7 @@ import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "../apiserver/endpoints/host-interface.js";
-import { watchApiPods } from "./api-pod-source.js";
+import { watchApiPods } from "./store-pod-source.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
 import { fitsHostPorts, hostPortsOf, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
@@ -44,7 +44,7 @@ import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
-import { RestartBackoff, type BackoffOptions } from "./backoff.js";
+import { RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { LABEL_POD_UID, PodSyncer, type PodRecord } from "./pod-sync.js";
@@ -145,6 +145,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly historyFiles: ProbeHistoryFiles;
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
+  /** CrashLoopBackOff of every container (kubelet crashLoopBackOff), collected on housekeeping. */
+  private readonly crashLoopBackOff: RestartBackoff;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly runtime: Runtime;
@@ -187,6 +189,7 @@ export class Agent extends StoreView implements AgentApi {
   constructor(private readonly options: AgentOptions) {
     super();
     this.clock = options.clock ?? systemClock;
+    this.crashLoopBackOff = new RestartBackoff(this.clock, options.backoff);
     this.logger = options.logger ?? silentLogger;
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
@@ -241,7 +244,7 @@ export class Agent extends StoreView implements AgentApi {
       probeManager: this.probeManager,
       statusManager: this.statusManager,
       events: this.events,
-      backoff: new RestartBackoff(this.clock, options.backoff),
+      backoff: this.crashLoopBackOff,
       clock: this.clock,
       logger: this.logger.child("sync"),
       logRoot: this.logRoot,
@@ -395,6 +398,8 @@ export class Agent extends StoreView implements AgentApi {
             .finally(() => (this.gcRun = undefined));
         }
       }
+      // kubelet_pods.go HandlePodCleanups: crashLoopBackOff.GC() on every housekeeping.
+      this.crashLoopBackOff.gc();
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal, IN_BACKGROUND);
     }

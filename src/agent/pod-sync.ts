@@ -32,7 +32,7 @@ import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { LABEL_AGENT } from "./agent-id.js";
-import type { RestartBackoff } from "./backoff.js";
+import type { RestartBackoff } from "./crash-loop-backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";

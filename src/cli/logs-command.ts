@@ -3,7 +3,7 @@
 // with -f it keeps streaming until Ctrl-C or until the agent ends the stream.
 import { parseInteger, UsageError } from "./args.js";
 import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type LogOptions, type StatusClient } from "./client.js";
-import { parseGoDuration } from "./go-duration.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { LinePrefixer } from "./line-prefixer.js";
 import type { CommandContext } from "./probe-command.js";
 import { allContainers } from "../api/pod-rules.js";

@@ -20,7 +20,7 @@ import { defaultStateDir } from "./client-credentials.js";
 import { removeStaleSocket } from "../server/unix-socket.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
-import { parseGoDuration } from "./go-duration.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { SOCKET_SCHEME, startStatusServer, type StatusServer } from "../server/server.js";
 import { consoleGateFactory } from "../console/console-gate.js";
 import { ConsoleSessions } from "../console/console-sessions.js";
