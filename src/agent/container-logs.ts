@@ -9,8 +9,8 @@ import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
 import type { Clock } from "../util/clock.js";
 import { ApiError, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import type { PodRecord } from "./pod-sync.js";
-import { logChunks, tailStart } from "./log-tail.js";
-import { rotatedLogs } from "./rotated-logs.js";
+import { logChunks, tailStart } from "../kuberuntime/log-tail.js";
+import { rotatedLogs } from "../kuberuntime/rotated-logs.js";
 
 /** FOLLOW_POLL_MS is how often a followed log file is checked for new data. */
 const FOLLOW_POLL_MS = 200;

@@ -31,7 +31,8 @@ import { formatConditionTime, generatePodReadyToStartContainersCondition, update
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { LABEL_AGENT } from "./agent-id.js";
+import { LABEL_AGENT } from "../kuberuntime/agent-id.js";
+import { ANNOTATION_CONTAINER_HASH, ANNOTATION_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from "../kuberuntime/labels.js";
 import type { RestartBackoff } from "./crash-loop-backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
@@ -39,7 +40,7 @@ import type { NodeAllocatable } from "../volumes/downward-api.js";
 import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
-import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "../kuberuntime/lifecycle-hooks.js";
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
 import { podSysctls } from "./node-admit-handlers.js";
 import type { ServiceSource } from "./service-env.js";
@@ -61,14 +62,6 @@ const POST_START_HOOK_BOUND_MS = 30_000;
  * ConfigMap or Secret syncs it at once).
  */
 export const CONFIG_RETRY_MS = 10_000;
-
-/** Labels the agent puts on sandboxes and containers to find them again (as the kubelet does). */
-export const LABEL_POD_UID = "io.kubernetes.pod.uid";
-export const LABEL_POD_NAME = "io.kubernetes.pod.name";
-export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
-export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
-export const ANNOTATION_CONTAINER_HASH = "io.kubernetes.container.hash";
-export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
 
 /** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
 export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";

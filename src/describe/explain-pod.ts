@@ -2,7 +2,7 @@
 // words, from the pod's status, its events and the agent's probe history. Beyond the kubelet and
 // kubectl, which leave that reading to the user. Pure: no I/O.
 import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
-import { POST_START_HOOK_ERROR } from "../agent/lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR } from "../kuberuntime/lifecycle-hooks.js";
 import { fieldPathFor } from "../agent/kube-events.js";
 import { defaultProbe } from "../api/defaults.js";
 import { isPodPhaseTerminal, isRestartableInitContainer, probeOf } from "../api/pod-rules.js";

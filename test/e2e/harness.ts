@@ -13,7 +13,7 @@ import { after, type TestContext } from "node:test";
 import { Agent } from "../../src/agent/agent.js";
 import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import type { BackoffOptions } from "../../src/agent/crash-loop-backoff.js";
-import type { ContainerLogPolicy } from "../../src/agent/container-log-manager.js";
+import type { ContainerLogPolicy } from "../../src/kuberuntime/container-log-manager.js";
 import type { ContainerStatus, Pod } from "../../src/api/types.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 import type { ConfigObjects } from "../../src/volumes/config-objects.js";
