@@ -8,6 +8,9 @@
 import { chromium } from "playwright-core";
 import { FakeAgentApi } from "../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../src/server/server.js";
+import { consoleGateFactory } from "../src/console/console-gate.js";
+import { ConsoleSessions } from "../src/console/console-sessions.js";
+import { systemClock } from "../src/util/clock.js";
 
 const PODS = Number(process.argv[2] ?? 500);
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -30,7 +33,7 @@ for (let i = 0; i < PODS; i++) {
   }
 }
 // Loopback without a token: the bench measures rendering, not login.
-const server = await startStatusServer(api, { listen: "127.0.0.1:0" });
+const server = await startStatusServer(api, { listen: "127.0.0.1:0", consoleGate: consoleGateFactory(new ConsoleSessions(systemClock)) });
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: FLAGS });
 try {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });

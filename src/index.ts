@@ -33,7 +33,7 @@ export { resultString, toPrometheusType, type Result } from "./prober/results/re
 export { ProberMetrics } from "./prober/metrics.js";
 export { ProbeHistory, RECENT_ENTRIES, DEFAULT_HISTORY_WINDOW_MS, describeRun, type ProbeHistoryEntry, type ProbeHistorySegment, type ProbeHistoryRange } from "./prober/probe-history.js";
 export { PROBE_TYPES, type ProbeType } from "./prober/probe-type.js";
-export { resolveContainerPort } from "./prober/port.js";
+export { resolveContainerPort } from "./probe/port.js";
 export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/events.js";
 
 // Probing a target with a Probe spec, once or until ready (also the lighter "probelet/probe" entry).
@@ -48,10 +48,12 @@ export { killGracePeriodSeconds } from "./kuberuntime/grace-period.js";
 // The agent, its runtimes and its status API.
 export { Agent, type AgentOptions, type AdmitResult } from "./agent/agent.js";
 export { ConfigObjectError, MemoryConfigObjects, type ConfigObjects, type ConfigObjectChange, type ConfigObjectKind } from "./volumes/config-objects.js";
-export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./agent/agent-api.js";
+export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./apiserver/endpoints/host-interface.js";
 export { RuntimeError, type Runtime, type ContainerInfo, type PodSandboxConfig, type PodSandboxStatus, type ContainerConfig } from "./runtime/runtime.js";
 export { ProcessRuntime, type ProcessRuntimeOptions } from "./runtime/process/process-runtime.js";
 export { startStatusServer, type StatusServer, type StatusServerOptions } from "./server/server.js";
+export { consoleGateFactory } from "./console/console-gate.js";
+export { ConsoleSessions } from "./console/console-sessions.js";
 
 // Time and logging seams.
 export { SystemClock, systemClock, type Clock } from "./util/clock.js";

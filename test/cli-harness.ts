@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { AgentApi } from "../src/agent/agent-api.js";
+import type { AgentApi } from "../src/apiserver/endpoints/host-interface.js";
 import { parseFieldSelector } from "../src/apiserver/selectors/field-selector.js";
 import { parseLabelSelector } from "../src/apiserver/selectors/label-selector.js";
 import { checkFieldSelector, selectableFields, type SelectableResource } from "../src/apiserver/selectors/selectable-fields.js";

@@ -1,11 +1,13 @@
 // @internal For tests. Fixtures and process inspection helpers for the process runtime's tests
 // (the kubelet keeps such helpers in testing/ packages). Reads /proc, so Linux only.
 import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 // Test-only polling needs a timer that keeps the test process alive while it waits for a child
 // to exit; the Clock's timers are unref'd on purpose, so this helper uses a referenced one.
 import { setTimeout as delay } from "node:timers/promises";
 import type { ContainerConfig, ContainerInfo, ContainerState, PodSandboxConfig, Runtime } from "../src/runtime/runtime.js";
 import { readProcStatSync } from "../src/util/proc-stat.js";
+import { parseCriLogLine, type CriLogEntry } from "../src/runtime/log-format.js";
 
 /** @internal For tests. testSandboxConfig builds a sandbox config with overrides. */
 export function testSandboxConfig(logDirectory: string, overrides: Partial<PodSandboxConfig> = {}): PodSandboxConfig {
@@ -108,3 +110,23 @@ export function waitForContainerState(runtime: Runtime, id: string, state: Conta
     { timeoutMs },
   );
 }
+
+/** criLogEntries parses a CRI log file whole (test files are small), skipping empty and unparsable lines. */
+export async function criLogEntries(path: string): Promise<CriLogEntry[]> {
+  const entries: CriLogEntry[] = [];
+  for (const line of (await readFile(path)).toString("utf8").split("\n")) {
+    if (line === "") continue;
+    try {
+      entries.push(parseCriLogLine(line));
+    } catch {
+      // A torn or foreign line: kubectl logs skips it too.
+    }
+  }
+  return entries;
+}
+
+/** containerLogText is a CRI log file as `kubectl logs` shows it: partial chunks joined, full entries ending in a newline. */
+export async function containerLogText(path: string): Promise<string> {
+  return (await criLogEntries(path)).map((e) => e.content.toString("utf8") + (e.tag === "P" ? "" : "\n")).join("");
+}
+

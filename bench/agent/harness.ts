@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
-import type { KubeEvent } from "../../src/agent/agent-api.js";
+import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
 
 /** HarnessOptions configure the agent under test; everything else is fixed by the harness. */

@@ -3,7 +3,7 @@
 // recent runs; every container (init containers and sidecars included) with its state; the
 // conditions; and each container's log. A pod that does not exist says so.
 import { useEffect, useMemo, useState } from "preact/hooks";
-import type { ContainerInstance } from "../../src/agent/container-instances";
+import type { ContainerInstance } from "../../src/api/container-instance";
 import { failedExit } from "../../src/agent/exit-status";
 import { podCells } from "../../src/apiserver/table/pod-columns";
 import type { ContainerState } from "../../src/api/types";

@@ -3,7 +3,7 @@
 // with the container's restarts between them.
 import { useState } from "preact/hooks";
 import { collapseRuns, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
-import { describeProbe, describeProbeRun } from "../../src/cli/describe-pod";
+import { describeProbe, describeProbeRun } from "../../src/describe/describe-pod";
 import { podContainers, probeOf, type Pod } from "./model";
 import { podProbes, ProbeNowButton } from "./pod-actions";
 import { timeText, timeTitle } from "./time-format";

@@ -5,7 +5,7 @@
 // (the Killing events) across the chart, and the pod's events, on one time axis with ticks on
 // round times. Hover or arrow keys select a mark; drag selects a range to zoom into.
 import { useMemo, useRef, useState } from "preact/hooks";
-import type { ContainerInstance } from "../../src/agent/container-instances";
+import type { ContainerInstance } from "../../src/api/container-instance";
 import { failedExit } from "../../src/agent/exit-status";
 import { describeRun, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
 import { eventTimeMs, exitText, podContainers, probeOf, PROBE_ORDER, type KubeEvent, type Pod, type PodContainer } from "./model";

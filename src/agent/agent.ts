@@ -6,6 +6,7 @@
 // talks to a Runtime only.
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
+import { allContainers, isPodPhaseTerminal, probeOf, sidecarsAndContainers } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { newApiStore } from "../apiserver/resources/registry.js";
@@ -13,7 +14,7 @@ import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
 import type { CloseMode } from "../probe/connection.js";
-import { probedContainers, probeOf, ProbeManager } from "../prober/manager.js";
+import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
 import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
@@ -22,8 +23,8 @@ import type { Runtime } from "../runtime/runtime.js";
 import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
-import { watchApiPods } from "./api-pod-source.js";
+import { ApiError, type AgentApi, type LogRequest } from "../apiserver/endpoints/host-interface.js";
+import { watchApiPods } from "./store-pod-source.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
 import { fitsHostPorts, hostPortsOf, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
@@ -43,25 +44,26 @@ import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
-import { RestartBackoff, type BackoffOptions } from "./backoff.js";
+import { RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
-import { ContainerInstanceLog, type ContainerInstance } from "./container-instances.js";
+import { ContainerInstanceLog } from "./container-instances.js";
+import type { ContainerInstance } from "../api/container-instance.js";
 import { ProbeTriggers } from "./probe-trigger.js";
-import { allContainers, isTerminal, PodSyncer, type PodRecord } from "./pod-sync.js";
+import { LABEL_POD_UID } from "../kuberuntime/labels.js";
+import { PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
 import { pastActiveDeadline } from "./active-deadline.js";
 import type { ServiceSource } from "./service-env.js";
-import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
+import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "../kuberuntime/container-gc.js";
 import { secretRedactor } from "./secret-env.js";
-import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "./container-log-manager.js";
-import { agentIdFor, ownedBy } from "./agent-id.js";
+import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "../kuberuntime/container-log-manager.js";
+import { agentIdFor, ownedBy } from "../kuberuntime/agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
-import { storeConfigObjects } from "../volumes/store-config-objects.js";
+import { storeConfigObjects } from "./store-config-objects.js";
 import { nodeAllocatable } from "../volumes/node-allocatable.js";
 import { PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
@@ -151,6 +153,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly triggers: ProbeTriggers;
   private readonly metrics: AgentMetrics;
   private readonly syncer: PodSyncer;
+  /** CrashLoopBackOff of every container (kubelet crashLoopBackOff), collected on housekeeping. */
+  private readonly crashLoopBackOff: RestartBackoff;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly runtime: Runtime;
@@ -193,6 +197,7 @@ export class Agent extends StoreView implements AgentApi {
   constructor(private readonly options: AgentOptions) {
     super();
     this.clock = options.clock ?? systemClock;
+    this.crashLoopBackOff = new RestartBackoff(this.clock, options.backoff);
     this.logger = options.logger ?? silentLogger;
     // Every pod waiting out a restart back-off listens on the stop signal: no listener limit.
     setMaxListeners(0, this.stop.signal);
@@ -249,7 +254,7 @@ export class Agent extends StoreView implements AgentApi {
       probeManager: this.probeManager,
       statusManager: this.statusManager,
       events: this.events,
-      backoff: new RestartBackoff(this.clock, options.backoff),
+      backoff: this.crashLoopBackOff,
       clock: this.clock,
       logger: this.logger.child("sync"),
       logRoot: this.logRoot,
@@ -393,7 +398,7 @@ export class Agent extends StoreView implements AgentApi {
         // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
         for (const worker of this.workers.values()) {
           const { pod, startTime } = worker.record;
-          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? ""))) worker.queueSync();
+          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isPodPhaseTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) worker.queueSync();
         }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
@@ -404,6 +409,8 @@ export class Agent extends StoreView implements AgentApi {
             .finally(() => (this.gcRun = undefined));
         }
       }
+      // kubelet_pods.go HandlePodCleanups: crashLoopBackOff.GC() on every housekeeping.
+      this.crashLoopBackOff.gc();
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal, IN_BACKGROUND);
     }
@@ -519,7 +526,7 @@ export class Agent extends StoreView implements AgentApi {
       if (worker.finished) return;
       const pod = worker.record.pod;
       const uid = pod.metadata.uid ?? "";
-      if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
+      if (!isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase) && !worker.terminating) {
         const active = this.activePortHolders();
         if (!fitsHostPorts(pod, active, shared)) {
           // The kubelet rejects before the pod worker sees the pod, so its status manager knows it
@@ -549,7 +556,7 @@ export class Agent extends StoreView implements AgentApi {
    */
   private activePortHolders(): Pod[] {
     return [...this.portHolders]
-      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isTerminal(this.statusManager.getPodStatus(uid))))
+      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase)))
       .map(([, w]) => w.record.pod);
   }
 
@@ -730,7 +737,7 @@ export class Agent extends StoreView implements AgentApi {
     // A static pod's workers run under its own UID, not its mirror's.
     const uid = this.podUidOf(pod);
     const record = this.workers.get(uid)?.record.pod ?? pod;
-    const withProbe = probedContainers(record).filter((c) => probeOf(c, probeType) !== undefined).map((c) => c.name);
+    const withProbe = sidecarsAndContainers(record.spec).filter((c) => probeOf(c, probeType) !== undefined).map((c) => c.name);
     const target = container ?? (withProbe.length === 1 ? withProbe[0] : undefined);
     if (target === undefined) {
       if (withProbe.length === 0) throw new ApiError("NotFound", `pod "${name}" has no ${probeType} probe`);
@@ -789,7 +796,7 @@ export class Agent extends StoreView implements AgentApi {
 
   /** runningPodUids are the pods not in a terminal phase: those a shutdown stops. */
   private runningPodUids(): Set<string> {
-    return new Set([...this.workers.keys()].filter((uid) => !isTerminal(this.statusManager.getPodStatus(uid))));
+    return new Set([...this.workers.keys()].filter((uid) => !isPodPhaseTerminal(this.statusManager.getPodStatus(uid)?.phase)));
   }
 
   /**

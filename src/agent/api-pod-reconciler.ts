@@ -8,7 +8,7 @@ import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
-import type { ApiPodHandlers } from "./api-pod-source.js";
+import type { ApiPodHandlers } from "./store-pod-source.js";
 import { mergeApiConditions } from "./pod-conditions.js";
 import { refreshReadyConditions } from "./pod-status.js";
 import { apiPodsToSave, specOf } from "./pod-store-sync.js";

@@ -9,6 +9,7 @@
 // built, each value is held as a "byte string" (one char per byte, latin1), which the ASCII-only
 // $(VAR) syntax expands exactly as Go expands bytes.
 import { isUtf8 } from "node:buffer";
+import { allContainers } from "../api/pod-rules.js";
 import type { Container, EnvFromSource, EnvVarSource, Pod } from "../api/types.js";
 import { expandString } from "../probe/expand.js";
 import type { KeyValue } from "../runtime/runtime.js";
@@ -156,7 +157,7 @@ function valueFrom(ctx: EnvContext, container: Container, from: EnvVarSource, re
   if (from.fieldRef) return byteString(podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.addresses) ?? "");
   if (from.resourceFieldRef) {
     const target = from.resourceFieldRef.containerName
-      ? [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers].find((c) => c.name === from.resourceFieldRef!.containerName)
+      ? allContainers(ctx.pod).find((c) => c.name === from.resourceFieldRef!.containerName)
       : container;
     return byteString(containerResourceValue(from.resourceFieldRef, target ?? container, ctx.node));
   }

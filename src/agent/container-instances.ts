@@ -4,24 +4,11 @@
 // with probes and without (a crash loop shows all its restarts, not only the last). Kept in
 // memory only, for the probe history's window and at most MAX_INSTANCES_PER_POD per pod; a pod's
 // log goes with the pod, and an agent restart starts it again from the saved status.
+import type { ContainerInstance } from "../api/container-instance.js";
 import type { ContainerState, Pod } from "../api/types.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { Clock } from "../util/clock.js";
-
-/** ContainerInstance is one run of a container (one container ID): started, and exited unless it still runs. */
-export interface ContainerInstance {
-  container: string;
-  /** "<runtime>://<id>", as the pod's status names it. */
-  containerID: string;
-  /** RFC 3339 times, as the status has them. */
-  startedAt?: string;
-  finishedAt?: string;
-  exitCode?: number;
-  signal?: number;
-  /** The termination reason: Completed, Error, OOMKilled, ContainerStatusUnknown… */
-  reason?: string;
-}
 
 /** MAX_INSTANCES_PER_POD bounds a pod's log (a day of a crash loop at the 5-minute back-off is 288). */
 export const MAX_INSTANCES_PER_POD = 512;

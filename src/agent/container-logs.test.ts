@@ -10,7 +10,7 @@ import { gzipSync } from "node:zlib";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { admitRunning } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
-import { ApiError, type LogRequest } from "./agent-api.js";
+import { ApiError, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import { Agent } from "./agent.js";
 
 async function read(agent: Agent, request: Partial<LogRequest> = {}): Promise<string> {

@@ -2,15 +2,15 @@
 // --previous, --tail, --timestamps and --follow (kubelet pkg/kubelet/kuberuntime/logs/logs.go),
 // across the rotated files too (the kubelet reads the live file only).
 import { open, stat, type FileHandle } from "node:fs/promises";
+import { allContainers } from "../api/pod-rules.js";
 import type { ContainerStatus, PodStatus } from "../api/types.js";
 import type { ContainerInfo, Runtime } from "../runtime/runtime.js";
 import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
 import type { Clock } from "../util/clock.js";
-import { ApiError, type LogRequest } from "./agent-api.js";
+import { ApiError, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import type { PodRecord } from "./pod-sync.js";
-import { allContainers } from "./pod-sync.js";
-import { logChunks, tailStart } from "./log-tail.js";
-import { rotatedLogs } from "./rotated-logs.js";
+import { logChunks, tailStart } from "../kuberuntime/log-tail.js";
+import { rotatedLogs } from "../kuberuntime/rotated-logs.js";
 
 /** FOLLOW_POLL_MS is how often a followed log file is checked for new data. */
 const FOLLOW_POLL_MS = 200;

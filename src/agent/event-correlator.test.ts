@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { getTestPod } from "../../test/fixtures.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
-import type { KubeEvent, WatchEvent } from "./agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import { AGGREGATE_INTERVAL_MS, COMBINED_PREFIX, SPAM_BURST } from "./event-correlator.js";
 import { EventStore } from "./kube-events.js";
 import { newApiStore } from "../apiserver/resources/registry.js";

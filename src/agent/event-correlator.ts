@@ -8,7 +8,7 @@
 //   3. spam filter: per source and object a token bucket of 25 events refilled by one every 5
 //      minutes; an event over budget is dropped (its observation still counts, as upstream).
 import type { Clock } from "../util/clock.js";
-import type { KubeEvent } from "./agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 
 /** AGGREGATE_MAX_EVENTS and AGGREGATE_INTERVAL_MS are client-go's defaultAggregateMaxEvents and its interval. */
 export const AGGREGATE_MAX_EVENTS = 10;

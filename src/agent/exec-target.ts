@@ -1,6 +1,7 @@
 // Which running container an exec goes into, with the API server's and the kubelet's refusals
 // (pod strategy ResourceLocation / validateContainer for the pod and container name, the
 // completed-pod check of the exec REST handler, kubelet GetExec's "container not found").
+import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { completedPod, containerNameRequired, containerNotRunning, containerNotValid, podNotFound, type ExecStatus } from "../apiserver/exec/exec-status.js";
 import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
@@ -14,7 +15,7 @@ export function execContainerOf(pod: Pod | undefined, name: string, container: s
   const wanted = container ?? pod.spec.containers[0]?.name ?? "";
   if (!names.includes(wanted)) return containerNotValid(wanted, name);
   const phase = pod.status?.phase;
-  if (phase === "Succeeded" || phase === "Failed") return completedPod(phase);
+  if (isPodPhaseTerminal(phase)) return completedPod(phase);
   const status = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === wanted);
   const id = status?.state?.running !== undefined ? status.containerID : undefined;
   if (id === undefined || id === "") return containerNotRunning(wanted);

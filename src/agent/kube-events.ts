@@ -7,7 +7,7 @@ import type { Pod } from "../api/types.js";
 import type { EventRecorder, EventTarget, EventType } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import type { KubeEvent } from "./agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import { EventCorrelator } from "./event-correlator.js";
 
 /** MAX_EVENTS bounds memory: the oldest events are dropped first. */

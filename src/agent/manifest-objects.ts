@@ -10,7 +10,7 @@ import type { ResourceDefinition } from "../apiserver/resources/resource-definit
 import { SECRETS } from "../apiserver/resources/secrets.js";
 import { decodeResourceObject } from "../apiserver/rest/decode-object.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
-import { StatusError } from "../server/status-object.js";
+import { StatusError } from "../apiserver/endpoints/status-object.js";
 
 /** ObjectRef names one object of a manifest: its resource (plural), namespace and name. */
 export interface ObjectRef {

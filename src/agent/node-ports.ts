@@ -7,8 +7,9 @@
 // two pods declaring the same containerPort conflict there. Beyond the kubelet: a probe aimed at a
 // port another pod owns on that shared network is named in a warning, since it can succeed
 // through that pod's server.
+import { allContainers, probeOf, sidecarsAndContainers, type ProbeType } from "../api/pod-rules.js";
 import type { Container, Pod, Probe } from "../api/types.js";
-import { resolveContainerPort } from "../prober/port.js";
+import { resolveContainerPort } from "../probe/port.js";
 
 /** NODE_PORTS_REASON is the rejection reason (nodeports.Name, the predicate's name). */
 export const NODE_PORTS_REASON = "NodePorts";
@@ -29,19 +30,11 @@ interface HostPort {
 /** BIND_ALL is HostPortInfo's DefaultBindAllHostIP. */
 const BIND_ALL = "0.0.0.0";
 
-/**
- * portContainers are the containers whose ports a pod holds while it runs (GetHostPorts: the
- * regular containers and the restartable init containers).
- */
-function portContainers(pod: Pod): Container[] {
-  return [...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === "Always"), ...pod.spec.containers];
-}
-
 /** hostPortsOf lists a pod's host ports; with sharedNetwork a non-hostNetwork pod's container ports count. */
 export function hostPortsOf(pod: Pod, sharedNetwork: boolean): HostPort[] {
   const shared = sharedNetwork && pod.spec.hostNetwork !== true;
   const ports: HostPort[] = [];
-  for (const container of portContainers(pod)) {
+  for (const container of sidecarsAndContainers(pod.spec)) {
     for (const p of container.ports ?? []) {
       const port = shared ? p.containerPort : (p.hostPort ?? 0);
       if (port > 0) ports.push({ hostIP: p.hostIP || BIND_ALL, protocol: p.protocol || "TCP", port });
@@ -61,8 +54,8 @@ export function fitsHostPorts(pod: Pod, active: readonly Pod[], sharedNetwork: b
   return hostPortsOf(pod, sharedNetwork).every((want) => !used.some((u) => conflicts(want, u)));
 }
 
-/** PROBE_KINDS names each probe field as the kubelet's events do. */
-const PROBE_KINDS = [["livenessProbe", "Liveness"], ["readinessProbe", "Readiness"], ["startupProbe", "Startup"]] as const;
+/** PROBE_KINDS names each probe type as the kubelet's events do. */
+const PROBE_KINDS: readonly (readonly [ProbeType, string])[] = [["liveness", "Liveness"], ["readiness", "Readiness"], ["startup", "Startup"]];
 
 /** probePort is the pod-IP port a probe dials, or undefined (exec, another host, an unresolvable name). */
 function probePort(probe: Probe, container: Container): number | undefined {
@@ -88,9 +81,9 @@ export function probePortsOfOthers(pod: Pod, active: readonly Pod[], sharedNetwo
   if (!sharedNetwork && pod.spec.hostNetwork !== true) return [];
   const own = new Set(hostPortsOf(pod, true).filter((p) => p.protocol === "TCP").map((p) => p.port));
   const warnings: string[] = [];
-  for (const container of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
-    for (const [field, kind] of PROBE_KINDS) {
-      const probe = container[field];
+  for (const container of allContainers(pod)) {
+    for (const [type, kind] of PROBE_KINDS) {
+      const probe = probeOf(container, type);
       const port = probe === undefined ? undefined : probePort(probe, container);
       if (port === undefined || own.has(port)) continue;
       const owner = active.find((other) => hostPortsOf(other, sharedNetwork).some((p) => p.port === port && p.protocol === "TCP"));

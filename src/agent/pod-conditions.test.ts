@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import type { Pod } from "../api/types.js";
-import { isKubeletCondition, mergeApiConditions } from "./pod-conditions.js";
+import { isKubeletCondition } from "../api/kubelet-pod-conditions.js";
+import { mergeApiConditions } from "./pod-conditions.js";
 
 const GATE = "example.com/feature-ready";
 

@@ -10,7 +10,7 @@ import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
-import type { WatchEvent } from "./agent-api.js";
+import type { WatchEvent } from "../apiserver/endpoints/host-interface.js";
 
 function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
   return { metadata: { name, namespace: "default" }, spec: { containers, ...extra } };

@@ -11,9 +11,8 @@ import {
   type SandboxNotReadyMessage,
   updateCondition,
 } from "../status/generate.js";
-import { isRestartableInitContainer } from "../prober/worker-policy.js";
-import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
-import { allContainersCouldRestart } from "../kuberuntime/restart-all-containers.js";
+import { isPodPhaseTerminal, isRestartableInitContainer } from "../api/pod-rules.js";
+import { allContainersCouldRestart, containerShouldRestart } from "../api/container-should-restart.js";
 import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
 import { podQOSClass } from "../status/qos.js";
 
@@ -204,7 +203,7 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   // kubelet generateAPIPodStatus: a terminal phase never changes again (an attempted change is
   // an illegal phase transition, and the old phase is kept).
   const before = previous?.phase;
-  const phase = before === "Succeeded" || before === "Failed" ? before : podPhase(pod, input.initContainerStatuses, input.containerStatuses, input.podIsTerminal);
+  const phase = isPodPhaseTerminal(before) ? before : podPhase(pod, input.initContainerStatuses, input.containerStatuses, input.podIsTerminal);
   const status: PodStatus = {
     phase,
     conditions: previous?.conditions ?? [],

@@ -1,6 +1,7 @@
 // How the agent writes back into the object store, as the kubelet's status manager and mirror
 // client do: a pod's status (pods/status, under a UID precondition), a manifest pod's deletion
 // on its mirror, and which of the store's pods are the node's API pods to save.
+import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
@@ -29,7 +30,7 @@ export function writePodStatus(store: ObjectStore, pod: Pod, status: Pod["status
       const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
       // Conditions the kubelet does not own stay as the API has them (status_manager.go mergePodStatus).
       let merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
-      if (merged !== undefined && couldHaveRunningContainers && isTerminalPhase(merged.phase) && !isTerminalPhase(current.status?.phase)) {
+      if (merged !== undefined && couldHaveRunningContainers && isPodPhaseTerminal(merged.phase) && !isPodPhaseTerminal(current.status?.phase)) {
         const { phase: _phase, reason: _reason, message: _message, ...rest } = merged;
         const old = current.status;
         merged = { ...rest, ...(old?.phase !== undefined ? { phase: old.phase } : {}), ...(old?.reason !== undefined ? { reason: old.reason } : {}), ...(old?.message !== undefined ? { message: old.message } : {}) };
@@ -43,9 +44,6 @@ export function writePodStatus(store: ObjectStore, pod: Pod, status: Pod["status
   }
 }
 
-function isTerminalPhase(phase: string | undefined): boolean {
-  return phase === "Succeeded" || phase === "Failed";
-}
 
 /**
  * removeStoredPod deletes a pod (a manifest pod: its mirror, of UID mirrorUid) from the store with

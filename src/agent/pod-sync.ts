@@ -7,16 +7,16 @@ import { dirname, join } from "node:path";
 import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../api/defaults.js";
 import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
+import { allContainers, isPodPhaseTerminal, isRestartableInitContainer } from "../api/pod-rules.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
-import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
 import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
-import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
-import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
+import { allContainersCouldRestart, containerShouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
+import { containersToReset } from "../kuberuntime/restart-all-containers.js";
 import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
 import {
@@ -31,15 +31,16 @@ import { formatConditionTime, generatePodReadyToStartContainersCondition, update
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { LABEL_AGENT } from "./agent-id.js";
-import type { RestartBackoff } from "./backoff.js";
+import { LABEL_AGENT } from "../kuberuntime/agent-id.js";
+import { ANNOTATION_CONTAINER_HASH, ANNOTATION_RESTART_COUNT, LABEL_CONTAINER_NAME, LABEL_POD_NAME, LABEL_POD_NAMESPACE, LABEL_POD_UID } from "../kuberuntime/labels.js";
+import type { RestartBackoff } from "./crash-loop-backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
 import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
-import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "../kuberuntime/lifecycle-hooks.js";
 import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
 import { podSysctls } from "./node-admit-handlers.js";
 import type { ServiceSource } from "./service-env.js";
@@ -61,14 +62,6 @@ const POST_START_HOOK_BOUND_MS = 30_000;
  * ConfigMap or Secret syncs it at once).
  */
 export const CONFIG_RETRY_MS = 10_000;
-
-/** Labels the agent puts on sandboxes and containers to find them again (as the kubelet does). */
-export const LABEL_POD_UID = "io.kubernetes.pod.uid";
-export const LABEL_POD_NAME = "io.kubernetes.pod.name";
-export const LABEL_POD_NAMESPACE = "io.kubernetes.pod.namespace";
-export const LABEL_CONTAINER_NAME = "io.kubernetes.container.name";
-export const ANNOTATION_CONTAINER_HASH = "io.kubernetes.container.hash";
-export const ANNOTATION_RESTART_COUNT = "io.kubernetes.container.restartCount";
 
 /** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
 export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
@@ -158,7 +151,7 @@ export class PodSyncer {
   async sync(record: PodRecord): Promise<PodStatus> {
     const pod = record.pod;
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
-    if (isTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""))) return this.syncTerminal(record, grace);
+    if (isPodPhaseTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) return this.syncTerminal(record, grace);
     try {
       await this.ensureSandbox(record);
     } catch (err) {
@@ -203,7 +196,7 @@ export class PodSyncer {
    */
   private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, grace: number): Promise<PodStatus> {
     const status = await this.publish(record, groups, waiting);
-    return isTerminal(status) ? this.syncTerminal(record, grace) : status;
+    return isPodPhaseTerminal(status.phase) ? this.syncTerminal(record, grace) : status;
   }
 
   /**
@@ -956,16 +949,6 @@ function newestExit(groups: Map<string, ContainerInstances>): (name: string) => 
 /** cleanedUp: no container of the pod has an instance left (kubelet AllContainersRestartCleanedUp). */
 function cleanedUp(pod: Pod, groups: Map<string, ContainerInstances>): boolean {
   return allContainers(pod).every((c) => groups.get(c.name)?.current === undefined);
-}
-
-/** allContainers lists init and regular containers. */
-export function allContainers(pod: Pod): Container[] {
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-}
-
-/** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-export function isTerminal(status: PodStatus | undefined): boolean {
-  return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 
 /** Where the managed hosts file goes in a container (kubelet etcHostsPath). */

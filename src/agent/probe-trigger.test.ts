@@ -5,7 +5,7 @@ import { test } from "node:test";
 import type { Pod } from "../api/types.js";
 import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
-import { ApiError } from "./agent-api.js";
+import { ApiError } from "../apiserver/endpoints/host-interface.js";
 
 const pod: Pod = {
   metadata: { name: "p", namespace: "default" },

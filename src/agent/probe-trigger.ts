@@ -3,7 +3,7 @@
 // through POST …/pods/{name}/probes/trigger. The probe runs as a tick's would: it counts toward
 // its threshold and its result is written, so a failing liveness probe triggered often enough
 // restarts the container, as the ticks would. The caller gets the probe's history entry.
-import { ApiError } from "./agent-api.js";
+import { ApiError } from "../apiserver/endpoints/host-interface.js";
 import { probeBlocker } from "../prober/probe-gates.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import type { PodStatusProvider, ProbeRecord, Worker } from "../prober/worker.js";

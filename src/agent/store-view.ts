@@ -4,7 +4,7 @@
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import { ApiError, type KubeEvent, type WatchEvent } from "./agent-api.js";
+import { ApiError, type KubeEvent, type WatchEvent } from "../apiserver/endpoints/host-interface.js";
 
 /** StoreView reads pods and events of an object store. */
 export abstract class StoreView {

@@ -11,6 +11,7 @@
 // The value is YAML (JSON is YAML). Errors are field errors on the annotation's path.
 import { createRequire } from "node:module";
 import { invalid, notSupported, required, tooLong, type FieldError } from "./field-errors.js";
+import { probeOf, sidecarsAndContainers, type ProbeType } from "./pod-rules.js";
 import type { Container, Pod, Probe } from "./types.js";
 
 /** PROBE_EXTENSION_PREFIX starts every probe extension annotation key. */
@@ -35,8 +36,8 @@ function parseYaml(text: string): unknown {
 /** MIN_FAST_PERIOD_MS bounds fastPeriodMs from below, so a typo cannot spin a worker. */
 export const MIN_FAST_PERIOD_MS = 100;
 
-const PROBE_FIELDS = { liveness: "livenessProbe", readiness: "readinessProbe", startup: "startupProbe" } as const;
-type ExtensionProbeType = keyof typeof PROBE_FIELDS;
+/** PROBE_FIELDS names the field of each probe type, for messages. */
+const PROBE_FIELDS: Readonly<Record<ProbeType, string>> = { liveness: "livenessProbe", readiness: "readinessProbe", startup: "startupProbe" };
 
 /** StatusRange is an inclusive range of HTTP status codes. */
 export interface StatusRange {
@@ -59,7 +60,7 @@ export interface ProbeExtensions {
 }
 
 /** annotationKey is the annotation that holds a probe's extensions. */
-export function annotationKey(container: string, probeType: ExtensionProbeType): string {
+export function annotationKey(container: string, probeType: ProbeType): string {
   return `${PROBE_EXTENSION_PREFIX}${container}.${probeType}`;
 }
 
@@ -68,9 +69,9 @@ export function annotationKey(container: string, probeType: ExtensionProbeType):
  * pod has none for it. The pod is expected to have passed validatePodProbeExtensions; an invalid
  * value yields undefined.
  */
-export function probeExtensionsOf(pod: Pod, container: Container, probeType: ExtensionProbeType): ProbeExtensions | undefined {
+export function probeExtensionsOf(pod: Pod, container: Container, probeType: ProbeType): ProbeExtensions | undefined {
   const raw = pod.metadata.annotations?.[annotationKey(container.name, probeType)];
-  const probe = container[PROBE_FIELDS[probeType]];
+  const probe = probeOf(container, probeType);
   if (raw === undefined || !probe) return undefined;
   const parsed = parseExtensions(raw, probe, "");
   return parsed.errors.length === 0 ? parsed.value : undefined;
@@ -79,7 +80,7 @@ export function probeExtensionsOf(pod: Pod, container: Container, probeType: Ext
 /** validatePodProbeExtensions checks every probe extension annotation of a pod. */
 export function validatePodProbeExtensions(pod: Pod): FieldError[] {
   const errors: FieldError[] = [];
-  const containers = [...pod.spec.containers, ...(pod.spec.initContainers ?? []).filter((c) => c.restartPolicy === "Always")];
+  const containers = sidecarsAndContainers(pod.spec);
   for (const [key, raw] of Object.entries(pod.metadata.annotations ?? {})) {
     if (!key.startsWith(PROBE_EXTENSION_PREFIX)) continue;
     const path = `metadata.annotations[${key}]`;
@@ -92,9 +93,9 @@ export function validatePodProbeExtensions(pod: Pod): FieldError[] {
       continue;
     }
     const container = containers.find((c) => c.name === containerName);
-    const probe = container?.[PROBE_FIELDS[probeType as ExtensionProbeType]];
+    const probe = container === undefined ? undefined : probeOf(container, probeType as ProbeType);
     if (!probe) {
-      errors.push(invalid(path, key, `no container "${containerName}" with a ${PROBE_FIELDS[probeType as ExtensionProbeType]} (a regular container or a sidecar)`));
+      errors.push(invalid(path, key, `no container "${containerName}" with a ${PROBE_FIELDS[probeType as ProbeType]} (a regular container or a sidecar)`));
       continue;
     }
     errors.push(...parseExtensions(raw, probe, path).errors);

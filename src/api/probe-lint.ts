@@ -1,6 +1,7 @@
 // The probe linter: warnings about probe configurations that are valid but risky, written like the
 // API server's warnings (`<field path>: <what and why>`). It never rejects anything: the kubelet
 // runs these probes as they are. Run on a defaulted pod, so every timing field has its value.
+import { isRestartableInitContainer } from "./pod-rules.js";
 import type { Container, Pod, Probe, ProbeHandler } from "./types.js";
 
 /** A liveness initialDelaySeconds at or above this, with no startupProbe, suggests a startupProbe. */
@@ -53,7 +54,7 @@ function lintContainer(container: Container, path: string): string[] {
 export function lintPod(pod: Pod): string[] {
   const warnings: string[] = [];
   (pod.spec.initContainers ?? []).forEach((c, i) => {
-    if (c.restartPolicy === "Always") warnings.push(...lintContainer(c, `spec.initContainers[${i}]`));
+    if (isRestartableInitContainer(c)) warnings.push(...lintContainer(c, `spec.initContainers[${i}]`));
   });
   pod.spec.containers.forEach((c, i) => warnings.push(...lintContainer(c, `spec.containers[${i}]`)));
   return warnings;

@@ -3,6 +3,8 @@
 // validateInitContainerRestartPolicy of 1.37 (pkg/apis/core/validation/validation.go): field paths
 // and detail strings as it reports them. The restartPolicy value itself is checked with the other
 // container fields in validation.ts.
+import { RESTART_ALL_CONTAINERS_ACTION } from "./container-should-restart.js";
+import { isRestartableInitContainer } from "./pod-rules.js";
 import { childPath as child, forbidden, indexPath as index, notSupported, required, tooMany, type FieldError } from "./field-errors.js";
 import type { Container, ContainerRestartRule, Pod } from "./types.js";
 
@@ -11,12 +13,10 @@ export const MAX_RESTART_RULES = 20;
 /** MAX_RULE_EXIT_CODES is the most exit codes one rule may list. */
 export const MAX_RULE_EXIT_CODES = 255;
 
-/** RESTART_ALL_CONTAINERS is the rule action that restarts the whole pod in place (KEP-5532). */
-export const RESTART_ALL_CONTAINERS = "RestartAllContainers";
 
 // sets.List order: sorted.
 const RULE_ACTIONS = ["Restart"];
-const RULE_ACTIONS_WITH_RESTART_ALL = ["Restart", RESTART_ALL_CONTAINERS];
+const RULE_ACTIONS_WITH_RESTART_ALL = ["Restart", RESTART_ALL_CONTAINERS_ACTION];
 const RULE_OPERATORS = ["In", "NotIn"];
 
 function validateRule(rule: ContainerRestartRule, path: string, actions: readonly string[]): FieldError[] {
@@ -61,15 +61,10 @@ export function validatePodRestartRules(pod: Pod, restartAllContainers = true): 
     ...pod.spec.containers.flatMap((c, i) => validateContainerRestartRules(c, index("spec.containers", i), restartAllContainers)),
     ...(pod.spec.initContainers ?? []).flatMap((c, i) => {
       const path = index("spec.initContainers", i);
-      if (c.restartPolicy === "Always" && !restartAllContainers && (c.restartPolicyRules ?? []).length > 0) {
+      if (isRestartableInitContainer(c) && !restartAllContainers && (c.restartPolicyRules ?? []).length > 0) {
         return [forbidden(child(path, "restartPolicyRules"), "restartPolicyRules are not allowed for init containers with restart policy Always")];
       }
       return validateContainerRestartRules(c, path, restartAllContainers);
     }),
   ];
-}
-
-/** usesRestartAllContainers reports whether any container has a RestartAllContainers rule (pkg/api/pod restartAllContainersActionInUse). */
-export function usesRestartAllContainers(pod: Pod): boolean {
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some((c) => (c.restartPolicyRules ?? []).some((r) => r.action === RESTART_ALL_CONTAINERS));
 }

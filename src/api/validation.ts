@@ -3,6 +3,7 @@
 // strings. Validation expects DEFAULTED objects (§A.2): defaultAndValidatePod does both, in order.
 // Every function returns all problems at once and never throws.
 import { defaultPod } from "./defaults.js";
+import { isRestartableInitContainer } from "./pod-rules.js";
 import {
   childPath as child, duplicate, forbidden, indexPath as index, invalid, isDNS1123Label, isDNS1123Subdomain,
   isHTTPHeaderName, isRelaxedEnvVarName, isValidPortName, isValidPortNum, notSupported, required, tooLong,
@@ -279,7 +280,7 @@ function validateInitContainers(pod: Pod, gracePeriod: number | undefined, rules
     if (names.has(c.name)) errs.push(duplicate(child(p, "name"), c.name));
     else if (c.name !== "") names.add(c.name);
     // §A.3.12: only restartable init containers (sidecars) may carry probes and lifecycle hooks.
-    if (c.restartPolicy === "Always") errs.push(...validateProbesAndLifecycle(c, p, gracePeriod));
+    if (isRestartableInitContainer(c)) errs.push(...validateProbesAndLifecycle(c, p, gracePeriod));
     else {
       for (const field of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] as const) {
         if (c[field] !== undefined) errs.push(forbidden(child(p, field), PLAIN_INIT));

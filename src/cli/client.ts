@@ -3,7 +3,7 @@
 // into kubectl's error texts. Also how a client command gets its client from the command line
 // (--server, --state-dir, --token-file, -n; client-credentials.ts says where requests go).
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import { goQuote } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
 import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";

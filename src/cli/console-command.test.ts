@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { captureContext } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
+import { consoleGateFactory } from "../console/console-gate.js";
 import { ConsoleSessions, SESSION_KEY_HEADER } from "../console/console-sessions.js";
 import { systemClock } from "../util/clock.js";
 import { loadOrCreateAgentToken } from "../server/agent-token.js";
@@ -19,9 +20,9 @@ async function agent(t: TestContext): Promise<{ dir: string; url: string; token:
   const token = await loadOrCreateAgentToken(dir);
   const api = new FakeAgentApi();
   const consoleSessions = new ConsoleSessions(systemClock);
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0", token, consoleSessions });
+  const server = await startStatusServer(api, { listen: "127.0.0.1:0", token, consoleGate: consoleGateFactory(consoleSessions) });
   t.after(() => server.close());
-  const socket = await startStatusServer(api, { listen: `unix:${agentSocketPath(dir)}`, token, consoleUrl: server.url, consoleSessions });
+  const socket = await startStatusServer(api, { listen: `unix:${agentSocketPath(dir)}`, token, consoleUrl: server.url, consoleGate: consoleGateFactory(consoleSessions) });
   t.after(() => socket.close());
   return { dir, url: server.url, token };
 }

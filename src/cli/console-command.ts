@@ -14,7 +14,7 @@ import { writeFileAtomic } from "../util/atomic-file.js";
 import { UsageError } from "./args.js";
 import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type StatusClient } from "./client.js";
 import { stateDirOf } from "./client-credentials.js";
-import { clientServerUrl } from "./kubeconfig.js";
+import { clientServerUrl } from "./agent-kubeconfig.js";
 import type { CommandContext } from "./probe-command.js";
 
 /** CONSOLE_HELP is the text of `probelet console --help`. */

@@ -2,8 +2,8 @@
 // (containerLogMaxSize, containerLogMaxFiles, containerLogMaxWorkers, containerLogMonitorInterval;
 // the kubelet has flags for the first two), with its defaults and configuration errors.
 import { parseQuantityExact } from "../api/quantity.js";
-import { DEFAULT_CONTAINER_LOG_POLICY, validateContainerLogPolicy, type ContainerLogPolicy } from "../agent/container-log-manager.js";
-import { parseGoDuration } from "./go-duration.js";
+import { DEFAULT_CONTAINER_LOG_POLICY, validateContainerLogPolicy, type ContainerLogPolicy } from "../kuberuntime/container-log-manager.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { UsageError } from "./args.js";
 
 /** CONTAINER_LOG_OPTIONS are the flags for node:util parseArgs. */

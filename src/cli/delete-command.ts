@@ -9,7 +9,7 @@ import { findResource, resourcePath, type ApiResource } from "./api-resources.js
 import {
   CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError, selectorQuery, type StatusClient,
 } from "./client.js";
-import { readManifestObjects } from "./manifest-objects.js";
+import { readManifestObjects } from "./manifest-object-refs.js";
 import type { CommandContext } from "./probe-command.js";
 
 /** DELETE_HELP is the text of `probelet delete --help`. */

@@ -3,7 +3,7 @@ import { test, type TestContext } from "node:test";
 import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { UsageError } from "./args.js";
 import { runDescribeCommand } from "./describe-command.js";

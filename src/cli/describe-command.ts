@@ -4,7 +4,7 @@
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
 import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError } from "./client.js";
-import { describePod } from "./describe-pod.js";
+import { describePod } from "../describe/describe-pod.js";
 import type { CommandContext } from "./probe-command.js";
 
 /** DESCRIBE_HELP is the text of `probelet describe --help`. */

@@ -3,7 +3,7 @@
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
 import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs } from "./client.js";
-import { explainPod } from "./explain-pod.js";
+import { explainPod } from "../describe/explain-pod.js";
 import type { CommandContext } from "./probe-command.js";
 
 /** EXPLAIN_HELP is the text of `probelet explain --help`. */

@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { captureContext, serveAgentApi } from "../../test/cli-harness.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock, FixedNowClock } from "../../test/fakes/fake-clock.js";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";

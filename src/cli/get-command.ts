@@ -3,7 +3,7 @@
 // CLI's own printer), wide, JSON, YAML, names, JSONPath or custom columns, narrowed by label and
 // field selectors; with -w the table followed by one row per change until Ctrl-C or the stream ends.
 import { stringify } from "yaml";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { timestampSince } from "../apiserver/table/human-duration.js";
 import { systemClock } from "../util/clock.js";
@@ -14,7 +14,7 @@ import {
   type ListSelectors, type StatusClient,
 } from "./client.js";
 import { customColumnCells } from "./custom-columns.js";
-import { since } from "./describe-pod.js";
+import { since } from "../describe/describe-pod.js";
 import { formatLabels, objectLabels } from "./label-column.js";
 import { executeJsonPath, parseOutputFormat, type OutputFormat } from "./output-format.js";
 import { formatTable, podHeaders, podRow, TABLE_MIN_WIDTH, TABLE_PADDING } from "./pod-table.js";

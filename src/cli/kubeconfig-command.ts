@@ -15,7 +15,7 @@ import { UsageError } from "./args.js";
 import { readAgentUrl } from "./agent-url-file.js";
 import { clientFromFlags, parseCommandArgs, parseServerUrl, reportClientError } from "./client.js";
 import { stateDirOf } from "./client-credentials.js";
-import { buildKubeconfig, clientServerUrl } from "./kubeconfig.js";
+import { buildKubeconfig, clientServerUrl } from "./agent-kubeconfig.js";
 import type { CommandContext } from "./probe-command.js";
 
 /** KUBECONFIG_HELP is the text of `probelet kubeconfig --help`. */

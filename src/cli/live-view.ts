@@ -1,7 +1,7 @@
 // The live view of `probelet run` and the watch output of `probelet get pods -w`: one line per
 // pod change (a pod row), one per event (like `kubectl get events -w`), and the agent's own log
 // lines in the same style, so the view reads as one stream.
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { errorReplacer, type LogRecord } from "../util/logger.js";
 import { podRow } from "./pod-table.js";

@@ -3,9 +3,10 @@
 // with -f it keeps streaming until Ctrl-C or until the agent ends the stream.
 import { parseInteger, UsageError } from "./args.js";
 import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type LogOptions, type StatusClient } from "./client.js";
-import { parseGoDuration } from "./go-duration.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { LinePrefixer } from "./line-prefixer.js";
 import type { CommandContext } from "./probe-command.js";
+import { allContainers } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 
 /** LOGS_HELP is the text of `probelet logs --help`. */
@@ -115,7 +116,7 @@ function logOptions(values: { previous?: boolean | undefined; follow?: boolean |
 /** containerNames are a pod's init containers then its containers, as kubectl --all-containers visits them. */
 async function containerNames(client: StatusClient, namespace: string, name: string): Promise<string[]> {
   const pod = await client.getPod(namespace, name);
-  return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
+  return allContainers(pod).map((c) => c.name);
 }
 
 /** DEFAULT_CONTAINER_ANNOTATION names a pod's default container (kubectl podcmd.DefaultContainerAnnotationName). */

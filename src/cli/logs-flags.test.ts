@@ -4,7 +4,7 @@ import { captureContext, serveSelectingAgentApi } from "../../test/cli-harness.j
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import type { Pod } from "../api/types.js";
 import { UsageError } from "./args.js";
-import { parseGoDuration } from "./go-duration.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { LinePrefixer } from "./line-prefixer.js";
 import { runLogsCommand } from "./logs-command.js";
 

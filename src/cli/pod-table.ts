@@ -3,7 +3,6 @@
 import type { Pod } from "../api/types.js";
 import { podCells } from "../apiserver/table/pod-columns.js";
 
-export { humanDuration } from "../apiserver/table/human-duration.js";
 
 /** podRow is one `get pods` row: NAME READY STATUS RESTARTS AGE (+ IP NODE for -o wide). */
 export function podRow(pod: Pod, now: number, wide = false, withNamespace = false): string[] {

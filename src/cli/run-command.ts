@@ -20,8 +20,9 @@ import { defaultStateDir } from "./client-credentials.js";
 import { removeStaleSocket } from "../server/unix-socket.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
-import { parseGoDuration } from "./go-duration.js";
+import { parseGoDuration } from "./parse-go-duration.js";
 import { SOCKET_SCHEME, startStatusServer, type StatusServer } from "../server/server.js";
+import { consoleGateFactory } from "../console/console-gate.js";
 import { ConsoleSessions } from "../console/console-sessions.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -209,7 +210,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     const ready = new Promise<void>((r) => (markReady = r));
     let server;
     try {
-      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server"), consoleSessions });
+      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server"), consoleGate: consoleGateFactory(consoleSessions) });
     } catch (err) {
       await runtime.close();
       throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
@@ -469,7 +470,7 @@ async function startSecureListener(
     return undefined;
   }
   try {
-    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server"), consoleSessions: serve.consoleSessions });
+    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server"), consoleGate: consoleGateFactory(serve.consoleSessions) });
     return { server, fingerprint: cert.fingerprint256 };
   } catch (err) {
     throw new UsageError(`cannot serve the status API over HTTPS on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
@@ -485,7 +486,7 @@ async function startSocketListener(stateDir: string, serve: ListenerSettings & {
   const path = agentSocketPath(stateDir);
   try {
     removeStaleSocket(path);
-    return await startStatusServer(serve.api, { listen: `${SOCKET_SCHEME}${path}`, token: serve.token, ready: serve.ready, logger: serve.logger.child("server"), consoleUrl: serve.consoleUrl, consoleSessions: serve.consoleSessions });
+    return await startStatusServer(serve.api, { listen: `${SOCKET_SCHEME}${path}`, token: serve.token, ready: serve.ready, logger: serve.logger.child("server"), consoleUrl: serve.consoleUrl, consoleGate: consoleGateFactory(serve.consoleSessions) });
   } catch (err) {
     throw new UsageError(`cannot serve the API on the socket ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }

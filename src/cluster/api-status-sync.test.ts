@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import type { Pod, PodStatus } from "../api/types.js";
+import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, type FakeAnswer, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
 import { ApiClient } from "./api-client.js";
 import { ApiStatusSync, mergePodStatus } from "./api-status-sync.js";
+import { mergeApiConditions } from "../agent/pod-conditions.js";
 
 const UID = "0b1e7c1e-0000-4000-8000-000000000001";
 const servers: FakeApiServer[] = [];
@@ -64,6 +65,16 @@ test("conditions the kubelet does not own stay in the merged status; the kubelet
   const api: PodStatus = { ...notReady, conditions: [...notReady.conditions!, { type: "example.com/gate", status: "True" }] };
   const merged = mergePodStatus(api, ready);
   assert.deepEqual(merged.conditions?.map((c) => `${c.type}=${c.status}`), ["example.com/gate=True", "Ready=True", "PodScheduled=True"]);
+});
+
+test("cluster mode merges the resize and restart-all conditions as the standalone agent does: the kubelet owns them, so the API server's stale ones go", () => {
+  const stale: PodCondition[] = [{ type: "PodResizePending", status: "True" }, { type: "PodResizeInProgress", status: "True" }, { type: "AllContainersRestarting", status: "True" }, { type: "example.com/gate", status: "True" }];
+  const api: PodStatus = { ...notReady, conditions: [...notReady.conditions!, ...stale] };
+  const cluster = mergePodStatus(api, ready);
+  const standalone = mergeApiConditions(ready, api) ?? ready;
+  const types = (s: PodStatus) => (s.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort();
+  assert.deepEqual(types(cluster), ["PodScheduled=True", "Ready=True", "example.com/gate=True"]);
+  assert.deepEqual(types(cluster), types(standalone));
 });
 
 test("a pod deleted and recreated under the same name with another UID is not patched", async () => {

@@ -4,6 +4,7 @@
 // PatchPodStatus, with metadata.uid in the patch as a precondition; syncBatch runs every 10 s and
 // syncs every pod that needsUpdate or needsReconcile; a pod whose termination finished and that
 // the API server is deleting is removed with DELETE grace 0 and a UID precondition, canBeDeleted).
+import { isKubeletCondition } from "../api/kubelet-pod-conditions.js";
 import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { createTwoWayMergePatch, POD_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
@@ -13,9 +14,6 @@ import type { PodStatusSink } from "./pod-updates.js";
 
 /** SYNC_BATCH_PERIOD_MS is the kubelet's syncPeriod of the status manager. */
 export const SYNC_BATCH_PERIOD_MS = 10_000;
-
-/** KUBELET_POD_CONDITIONS are the condition types the kubelet owns (kubetypes.PodConditionsByKubelet). */
-export const KUBELET_POD_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
 
 /** PodEntry is what the syncer knows of one pod (kubelet versionedPodStatus). */
 interface PodEntry {
@@ -196,8 +194,8 @@ export class ApiStatusSync implements PodStatusSink {
  */
 export function mergePodStatus(api: PodStatus, ours: PodStatus): PodStatus {
   const conditions: PodCondition[] = [];
-  for (const c of api.conditions ?? []) if (!KUBELET_POD_CONDITIONS.has(c.type)) conditions.push(c);
-  for (const c of ours.conditions ?? []) if (KUBELET_POD_CONDITIONS.has(c.type)) conditions.push(c);
+  for (const c of api.conditions ?? []) if (!isKubeletCondition(c.type)) conditions.push(c);
+  for (const c of ours.conditions ?? []) if (isKubeletCondition(c.type)) conditions.push(c);
   const merged: PodStatus = { ...ours };
   if (conditions.length > 0) merged.conditions = conditions;
   else delete merged.conditions;

@@ -4,7 +4,7 @@
 // statuses back to the API server (api-status-sync.ts), events, and the daemon endpoint
 // (kubelet-server.ts).
 import { arch, networkInterfaces } from "node:os";
-import type { AgentApi } from "../agent/agent-api.js";
+import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";

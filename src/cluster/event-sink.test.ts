@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { Pod } from "../api/types.js";
 import { EventStore } from "../agent/kube-events.js";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import { EVENTS } from "../apiserver/resources/events.js";
 import { newApiStore } from "../apiserver/resources/registry.js";
 import { ObjectStore } from "../apiserver/storage/object-store.js";

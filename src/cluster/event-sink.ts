@@ -3,7 +3,7 @@
 // its count) is PATCHed with the new count, time and message, and created when the API server no
 // longer has it. Sends are queued one at a time, at most MAX_PENDING_EVENTS waiting (client-go's
 // broadcaster drops events beyond its queue, too).
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Logger } from "../util/logger.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import { ApiStatusError, isStatus, type ApiClient } from "./api-client.js";

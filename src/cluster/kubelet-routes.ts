@@ -5,12 +5,13 @@
 // kubelet-auth.ts let the request in. A route is a path pattern and a handler per method, so
 // streaming routes (exec, attach, portForward) add rows here.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AgentApi } from "../agent/agent-api.js";
+import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
-import { serveLogs } from "../server/log-stream.js";
-import { PROMETHEUS_CONTENT_TYPE, sendBody, sendJson, sendStatus, sendText } from "../server/respond.js";
-import { badRequestStatus, statusForError } from "../server/status-object.js";
+import { serveLogs } from "../apiserver/endpoints/log-stream.js";
+import { PROMETHEUS_CONTENT_TYPE, sendBody, sendJson, sendStatus, sendText } from "../apiserver/endpoints/respond.js";
+import { badRequestStatus } from "../apiserver/endpoints/status-object.js";
+import { statusForError } from "../apiserver/error-status.js";
 import type { Logger } from "../util/logger.js";
 import type { MachineStats } from "./node-stats.js";
 import { renderResourceMetrics } from "./resource-metrics.js";

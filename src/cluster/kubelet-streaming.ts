@@ -10,7 +10,7 @@
 import type { IncomingMessage } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
-import type { AgentApi } from "../agent/agent-api.js";
+import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import type { ExecStatus } from "../apiserver/exec/exec-status.js";
 import { PODS } from "../apiserver/resources/pods.js";

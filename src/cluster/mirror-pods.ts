@@ -8,7 +8,7 @@
 // through the status manager (status_manager.go translates a static pod to its mirror pod's UID).
 import { ANNOTATION_CONFIG_MIRROR, isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import type { Pod } from "../api/types.js";
-import type { WatchEvent } from "../agent/agent-api.js";
+import type { WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
 import type { PodStatusSink } from "./pod-updates.js";

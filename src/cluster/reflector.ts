@@ -7,7 +7,7 @@
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { ApiStatusError, type ApiClient, type ApiWatchEvent } from "./api-client.js";
-import { Backoff, REFLECTOR_BACKOFF } from "./backoff.js";
+import { Backoff, REFLECTOR_BACKOFF } from "./retry-backoff.js";
 
 /** MIN_WATCH_TIMEOUT_SECONDS is the shortest watch the reflector asks for (a random 5–10 min). */
 const MIN_WATCH_TIMEOUT_SECONDS = 300;

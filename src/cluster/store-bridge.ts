@@ -6,8 +6,9 @@
 // admission and pod workers as its other sources. Back from the store come the statuses the
 // agent writes (the status manager's sink: api-status-sync.ts), the removal of a finished pod
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
+import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
-import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
+import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import { ANNOTATION_CONFIG_SOURCE, isMirrorPod } from "../api/mirror-pod.js";
 import { createApiPod } from "../agent/pod-admission.js";
 import { admitOnNode } from "../agent/node-admit-handlers.js";
@@ -123,7 +124,7 @@ export class StoreBridge {
     const stored = store.get<Pod>(PODS.name, namespace, name);
     if (stored === undefined) {
       // A pod the API server already shows finished is not started again (kubelet filterOutInactivePods).
-      if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
+      if (isPodPhaseTerminal(pod.status?.phase)) return;
       // The node's admit handlers (kubelet canAdmitPod): a pod it cannot run is rejected here.
       const refused = admitOnNode(pod);
       if (refused !== undefined) return this.reject(pod, refused.message, refused.reason);

@@ -4,13 +4,15 @@ import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { startStatusServer, type StatusServer } from "../server/server.js";
 import { CONTENT_SECURITY_POLICY } from "./console-assets.js";
+import { systemClock } from "../util/clock.js";
+import { consoleGateFactory } from "./console-gate.js";
 import { ConsoleSessions, LOGIN_CODE_TTL_MS, readCookie, SESSION_KEY_HEADER, SESSION_TTL_MS, sessionCookieName, type SessionInfo } from "./console-sessions.js";
 
 const TOKEN = "owner-token";
 const OWNER = { Authorization: `Bearer ${TOKEN}` };
 
 async function start(t: TestContext): Promise<StatusServer> {
-  const server = await startStatusServer(new FakeAgentApi(), { listen: "127.0.0.1:0", token: TOKEN });
+  const server = await startStatusServer(new FakeAgentApi(), { listen: "127.0.0.1:0", token: TOKEN, consoleGate: consoleGateFactory(new ConsoleSessions(systemClock)) });
   t.after(() => server.close());
   return server;
 }

@@ -10,17 +10,19 @@
 // and HEAD, never Secrets, and the console's two actions only (server.ts, console-writes.ts:
 // delete a pod, probe now): a session can never create, change or apply anything.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, type AgentApi, type KubeEvent } from "../agent/agent-api.js";
+import { ApiError, type KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
-import { explainPod } from "../cli/explain-pod.js";
-import { readBody } from "../server/request-body.js";
-import { sendStatus } from "../server/respond.js";
-import { failureStatus, methodNotAllowedStatus, unauthorizedStatus, type MetaStatus } from "../server/status-object.js";
+import { explainPod } from "../describe/explain-pod.js";
+import { readBody } from "../apiserver/endpoints/request-body.js";
+import { sendStatus } from "../apiserver/endpoints/respond.js";
+import { failureStatus, methodNotAllowedStatus, unauthorizedStatus, type MetaStatus } from "../apiserver/endpoints/status-object.js";
+import type { FrontGateRequest } from "../server/server.js";
 import type { Clock } from "../util/clock.js";
 import { ConsoleAssets, SECURITY_HEADERS } from "./console-assets.js";
+import { consoleMayWrite } from "./console-writes.js";
 import { ConsoleSessions, readCookie, SESSION_KEY_HEADER, SESSION_TTL_MS, sessionCookie, sessionCookieName } from "./console-sessions.js";
 
 /** LOGIN_CODES_PATH is where `probelet console` asks for a login code. */
@@ -39,17 +41,16 @@ const MAX_CODE_CHARS = 128;
 /** A session's public ID: 16 hex digits. */
 const SESSION_ID = /^[0-9a-f]{16}$/;
 
-/** ConsoleRequest is what the gate needs of one request. */
-export interface ConsoleRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: string;
-  query: URLSearchParams;
-  /** The request carries the API's bearer token (or the server has none). */
-  bearer: boolean;
-  /** The request carries a live session's cookie and key (authenticates() said so). */
-  session: boolean;
-  api: AgentApi;
+/** ConsoleRequest is what the gate sees of one request (the status server's FrontGateRequest). */
+export type ConsoleRequest = FrontGateRequest;
+
+/**
+ * consoleGateFactory is the status server's consoleGate option: each listener's gate over the
+ * login codes and sessions the agent's listeners share (a code the socket issues is spent on the
+ * HTTP listener).
+ */
+export function consoleGateFactory(sessions: ConsoleSessions): (clock: Clock, secure: boolean) => Promise<ConsoleGate> {
+  return (clock, secure) => ConsoleGate.create(sessions, clock, secure);
 }
 
 /** ConsoleGate serves the console's routes and says whether a request's session opens the API. */
@@ -82,6 +83,11 @@ export class ConsoleGate {
   authenticates(req: IncomingMessage): boolean {
     const key = req.headers[SESSION_KEY_HEADER];
     return this.sessions.authenticate(readCookie(req.headers.cookie, this.cookieName), typeof key === "string" ? key : undefined);
+  }
+
+  /** mayWrite: a session writes only the console's two actions, from a page of the agent's own origin (console-writes.ts). */
+  mayWrite(req: IncomingMessage, path: string): boolean {
+    return consoleMayWrite(req, path);
   }
 
   /** handle answers the request when it is one of the console's routes and reports whether it did. */

@@ -4,7 +4,8 @@
 // kuberuntime_container.go computeInitContainerActions). Pure: it reads results, never waits.
 import type { Container, ContainerStatus, Pod } from "../api/types.js";
 import type { Result } from "../prober/results/result.js";
-import { containerShouldRestart, isContainerRestartable } from "./container-should-restart.js";
+import { containerShouldRestart, isContainerRestartable } from "../api/container-should-restart.js";
+import { isRestartableInitContainer } from "../api/pod-rules.js";
 
 /** ProbeKillReason names the probe that caused a kill (kubelet reasonLivenessProbe / reasonStartupProbe). */
 export type ProbeKillReason = "liveness" | "startup";
@@ -68,11 +69,6 @@ export interface PodActions {
   initContainersToStart: string[];
   /** No regular container is kept and none is to start: kill the whole pod. */
   killPod: boolean;
-}
-
-/** isRestartableInitContainer reports a sidecar: an init container with restartPolicy Always. */
-function isRestartableInitContainer(container: Container): boolean {
-  return container.restartPolicy === "Always";
 }
 
 /** runningId returns the container ID of a running status, or undefined when not running. */

@@ -1,5 +1,6 @@
 // The grace period a container gets when the kubelet kills it (kubelet
 // pkg/kubelet/kuberuntime/kuberuntime_container.go setTerminationGracePeriod and killContainer).
+import { probeOf } from "../api/pod-rules.js";
 import type { Container, Pod } from "../api/types.js";
 import type { ProbeKillReason } from "./container-actions.js";
 
@@ -22,7 +23,7 @@ export function killGracePeriodSeconds(pod: Pod, container: Container, reason?: 
   if (deletionGrace !== undefined) return deletionGrace;
   const podGrace = pod.spec.terminationGracePeriodSeconds;
   if (podGrace === undefined) return MINIMUM_GRACE_PERIOD_SECONDS;
-  const probe = reason === "liveness" ? container.livenessProbe : reason === "startup" ? container.startupProbe : undefined;
+  const probe = reason === undefined ? undefined : probeOf(container, reason);
   return probe?.terminationGracePeriodSeconds ?? podGrace;
 }
 

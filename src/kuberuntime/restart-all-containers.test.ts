@@ -4,7 +4,8 @@ import { test } from "node:test";
 import type { Container, Pod, PodStatus } from "../api/types.js";
 import type { ContainerInfo } from "../runtime/runtime.js";
 import { generateAllContainersRestartingCondition } from "../status/generate.js";
-import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "./restart-all-containers.js";
+import { allContainersCouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
+import { containersToReset } from "./restart-all-containers.js";
 
 const rule = { action: "RestartAllContainers", exitCodes: { operator: "In", values: [1] } };
 const pod = (initContainers: Container[], containers: Container[]): Pod => ({ metadata: { name: "p", uid: "u" }, spec: { initContainers, containers } });

@@ -2,13 +2,9 @@
 // pkg/kubelet/kuberuntime/kuberuntime_termination_order.go): every container is killed at once,
 // but a sidecar waits, within the one grace period, until every regular container and every
 // later sidecar has stopped, so sidecars stop in reverse order after the main containers.
+import { isRestartableInitContainer } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import type { Clock } from "../util/clock.js";
-
-/** isSidecar reports a restartable init container (restartPolicy Always). */
-function isSidecar(container: { restartPolicy?: string }): boolean {
-  return container.restartPolicy === "Always";
-}
 
 /** Stopped is one container's "has stopped" signal. */
 interface Stopped {
@@ -48,7 +44,7 @@ export class TerminationOrdering {
     let laterSidecar: string | undefined;
     for (const c of [...(pod.spec.initContainers ?? [])].reverse()) {
       this.stopped.set(c.name, stoppedSignal(!running.has(c.name)));
-      if (!isSidecar(c)) continue;
+      if (!isRestartableInitContainer(c)) continue;
       const waits = [...regular];
       const later = laterSidecar === undefined ? undefined : this.stopped.get(laterSidecar);
       if (later) waits.push(later.promise);
@@ -84,5 +80,5 @@ export class TerminationOrdering {
 
 /** hasSidecars reports whether a pod needs a termination ordering (kubelet HasRestartableInitContainer). */
 export function hasSidecars(pod: Pod): boolean {
-  return (pod.spec.initContainers ?? []).some(isSidecar);
+  return (pod.spec.initContainers ?? []).some(isRestartableInitContainer);
 }

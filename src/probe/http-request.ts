@@ -2,7 +2,7 @@
 // URL formatting with Go net/url semantics, header canonicalisation and the kubelet's
 // User-Agent / Accept / Host rules. The URL helpers also serve redirect resolution in http.ts.
 import type { Container, HTTPGetAction, HTTPHeader } from "../api/types.js";
-import { resolveContainerPort, resolveProbeHost } from "../prober/port.js";
+import { resolveContainerPort, resolveProbeHost } from "./port.js";
 import { joinHostPort } from "./address.js";
 import { PROBE_USER_AGENT } from "./user-agent.js";
 

@@ -1,6 +1,7 @@
 // ProbeManager: the registry of probe workers, one per (pod UID, container, probe type), and
 // the code that folds cached results into a pod status (kubelet pkg/kubelet/prober/prober_manager.go).
-import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
+import { isRestartableInitContainer, probeOf, sidecarsAndContainers } from "../api/pod-rules.js";
+import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
@@ -13,7 +14,7 @@ import { ResultsManager } from "./results/results-manager.js";
 import { StandingWorkers } from "./standing-workers.js";
 import { TickScheduler } from "./tick-scheduler.js";
 import { Worker, type PodStatusProvider, type ProbeRecord, type WorkerContext } from "./worker.js";
-import { DEFAULT_WORKER_FEATURES, isRestartableInitContainer, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
+import { DEFAULT_WORKER_FEATURES, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** ProbeManagerOptions configure a ProbeManager. */
 export interface ProbeManagerOptions {
@@ -150,7 +151,7 @@ export class ProbeManager {
    * existing worker does not stop the others from being created (TestAddPodContinuesAfterExistingWorker).
    */
   addPod(pod: Pod): void {
-    for (const container of probedContainers(pod)) {
+    for (const container of sidecarsAndContainers(pod.spec)) {
       for (const probeType of PROBE_TYPES) {
         if (probeOf(container, probeType)) this.startWorker(pod, container, probeType);
       }
@@ -229,7 +230,7 @@ export class ProbeManager {
 
   private stopWorkers(pod: Pod, types: readonly ProbeType[]): void {
     const uid = pod.metadata.uid ?? "";
-    for (const container of probedContainers(pod)) {
+    for (const container of sidecarsAndContainers(pod.spec)) {
       for (const probeType of types) {
         this.workers.get(keyString({ podUid: uid, containerName: container.name, probeType }))?.stop();
       }
@@ -363,15 +364,6 @@ export function canInheritProbeState(apiStatus: PodStatus | undefined, container
   return previousId === containerId;
 }
 
-/** probedContainers lists the containers that may have probe workers: regular ones and sidecars. */
-export function probedContainers(pod: Pod): Container[] {
-  return [...(pod.spec.initContainers ?? []).filter(isRestartableInitContainer), ...pod.spec.containers];
-}
-
-/** probeOf is a container's probe of one type, if it has one. */
-export function probeOf(container: Container, probeType: ProbeType): Probe | undefined {
-  return probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
-}
 
 /**
  * keyString joins a key's parts with NULs. join makes one flat string, where a template

@@ -1,7 +1,8 @@
 // Probe types and the kubelet's names for them.
 
-/** ProbeType is the kind of probe a worker runs. */
-export type ProbeType = "liveness" | "readiness" | "startup";
+import type { ProbeType } from "../api/pod-rules.js";
+
+export type { ProbeType };
 
 /** PROBE_TYPES lists the types in the order the kubelet's AddPod creates workers. */
 export const PROBE_TYPES: readonly ProbeType[] = ["startup", "readiness", "liveness"];

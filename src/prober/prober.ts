@@ -3,6 +3,7 @@
 // (kubelet pkg/kubelet/prober/prober.go).
 import { formatPod } from "../api/format-pod.js";
 import { probeExtensionsOf } from "../api/probe-extensions.js";
+import { probeOf } from "../api/pod-rules.js";
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { DEFAULT_CLOSE_MODE, type CloseMode } from "../probe/connection.js";
@@ -17,8 +18,8 @@ import { probeTcp, type TcpProbeOptions, type TcpProbeTarget } from "../probe/tc
 import { standTcp, type StandingTcpProbe, type StandingTcpSink } from "../probe/tcp-standing.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { EventReason, type EventRecorder } from "./events.js";
-import { resolveContainerPort, resolveProbeHost } from "./port.js";
-import { probeTypeLabel, type ProbeType } from "./probe-type.js";
+import { resolveContainerPort, resolveProbeHost } from "../probe/port.js";
+import { PROBE_TYPES, probeTypeLabel, type ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
 import type { Redact } from "./output-redaction.js";
 
@@ -112,8 +113,8 @@ export class Prober {
     containerId: string,
     signal?: AbortSignal,
   ): Promise<ProberResult> {
-    const spec = probeSpec(probeType, container);
-    if (spec === null) return { result: "Failure", error: new Error(`unknown probe type: "${String(probeType)}"`) };
+    if (!PROBE_TYPES.includes(probeType)) return { result: "Failure", error: new Error(`unknown probe type: "${String(probeType)}"`) };
+    const spec = probeOf(container, probeType);
     if (spec === undefined) {
       this.logger.debug("Probe is nil", { probeType, pod: pod.metadata.name, containerName: container.name });
       return { result: "Success" };
@@ -133,7 +134,7 @@ export class Prober {
    * stand on the engine. The sink's outcomes go through resultOf like probe()'s.
    */
   standTcp(probeType: ProbeType, status: PodStatus, container: Container, schedule: StandingSchedule, sink: StandingTcpSink): StandingTcpProbe | undefined {
-    const spec = probeSpec(probeType, container);
+    const spec = probeOf(container, probeType);
     if (!spec?.tcpSocket || this.handlers.tcp !== probeTcp) return undefined;
     try {
       const { target, options } = this.tcpTarget(spec, container, status.podIP ?? "");
@@ -256,20 +257,6 @@ export class Prober {
         if (this.logger.isEnabled("info")) this.logger.info("Probe unknown without error", { ...fields(), probeResult: result });
         return { result: "Failure", outcome };
     }
-  }
-}
-
-/** probeSpec picks the container's probe for a type; null marks an unknown type. */
-function probeSpec(probeType: ProbeType, container: Container): Probe | undefined | null {
-  switch (probeType) {
-    case "liveness":
-      return container.livenessProbe;
-    case "readiness":
-      return container.readinessProbe;
-    case "startup":
-      return container.startupProbe;
-    default:
-      return null;
   }
 }
 

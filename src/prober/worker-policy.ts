@@ -1,8 +1,8 @@
 // When a worker keeps probing a container that is not running (kubelet worker.go doProbe,
 // non-running branch), and the feature switches that change kubelet behaviour across versions.
+import { containerShouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
+import { isSidecarOf } from "../api/pod-rules.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
-import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
-import { shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
 
 /**
  * WorkerFeatures are the kubelet feature gates that change worker behaviour. Defaults follow
@@ -24,16 +24,6 @@ export interface WorkerFeatures {
 
 /** DEFAULT_WORKER_FEATURES are kubelet 1.37's defaults. */
 export const DEFAULT_WORKER_FEATURES: WorkerFeatures = { containerRestartRules: true, preserveStateOnRestart: true };
-
-/** isRestartableInitContainer reports whether an init container is a sidecar (restartPolicy Always). */
-export function isRestartableInitContainer(container: Container): boolean {
-  return container.restartPolicy === "Always";
-}
-
-/** isSidecarOf reports whether the container is one of the pod's restartable init containers. */
-export function isSidecarOf(pod: Pod, container: Container): boolean {
-  return (pod.spec.initContainers ?? []).some((c) => c.name === container.name && isRestartableInitContainer(c));
-}
 
 /**
  * containerShouldKeepProbing decides whether a worker whose container is not running goes on:

@@ -2,6 +2,7 @@
 // step (doProbe), which carries every rule in the kubelet's order
 // (kubelet pkg/kubelet/prober/worker.go).
 import { probeExtensionsOf } from "../api/probe-extensions.js";
+import { isPodPhaseTerminal, isSidecarOf, probeOf } from "../api/pod-rules.js";
 import type { Container, Pod, PodStatus, Probe } from "../api/types.js";
 import type { ProbeOutcome } from "../probe/result.js";
 import type { StandingTcpProbe, StandingTcpSink } from "../probe/tcp-standing.js";
@@ -14,7 +15,7 @@ import type { Result } from "./results/result.js";
 import type { ResultsManager } from "./results/results-manager.js";
 import type { StandingMember, StandingWorkers } from "./standing-workers.js";
 import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";
-import { containerShouldKeepProbing, isSidecarOf, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
+import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** PodStatusProvider is what a worker needs from the status manager. */
 export interface PodStatusProvider {
@@ -144,7 +145,7 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     /** Metric series for this worker, if metrics are enabled. */
     private readonly series?: WorkerSeries,
   ) {
-    const spec = probeType === "liveness" ? container.livenessProbe : probeType === "readiness" ? container.readinessProbe : container.startupProbe;
+    const spec = probeOf(container, probeType);
     if (!spec) throw new Error(`container ${container.name} has no ${probeType} probe`);
     this.spec = spec;
     this.specPeriodMs = (spec.periodSeconds ?? 10) * 1000;
@@ -396,7 +397,7 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
       return true;
     }
     // Terminal pods are never probed again.
-    if (status.phase === "Failed" || status.phase === "Succeeded") {
+    if (isPodPhaseTerminal(status.phase)) {
       logger.debug("Pod is terminated, exiting probe worker", { ...this.logFields(), phase: status.phase });
       return false;
     }

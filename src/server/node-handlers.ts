@@ -1,12 +1,12 @@
 // The node's own endpoints (the kubelet's, not the API server's): /healthz, /metrics,
 // /metrics/probes, the read-only port's /pods, and probelet's probe history of a pod.
-import type { NodeApi } from "../agent/agent-api.js";
+import type { NodeApi } from "../apiserver/endpoints/host-interface.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
 import { isRangeQuery, parseRangeQuery } from "./probe-range-query.js";
-import { PROMETHEUS_CONTENT_TYPE, sendBody, sendJson, sendText } from "./respond.js";
-import type { Handler, RequestContext } from "./request-context.js";
+import { PROMETHEUS_CONTENT_TYPE, sendBody, sendJson, sendText } from "../apiserver/endpoints/respond.js";
+import type { Handler, RequestContext } from "../apiserver/endpoints/request-context.js";
 
 /** healthz answers a bare "ok", as the kubelet's healthz does; a failure carries the reason as plain text. */
 export function healthz(ctx: RequestContext): void {

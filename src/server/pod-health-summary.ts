@@ -3,17 +3,17 @@
 // buckets with counts and the last failure's output, and the containers' exits. The console's
 // pod list draws it, so which pods flap, and why, shows without opening each one.
 import type { Pod } from "../api/types.js";
-import type { ContainerInstance } from "../agent/container-instances.js";
+import type { ContainerInstance } from "../api/container-instance.js";
 import { failedExit } from "../agent/exit-status.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ProbeHistoryRange } from "../prober/probe-history.js";
 import type { ProbeType } from "../prober/probe-type.js";
 import type { Result } from "../prober/results/result.js";
 import { parseRangeQuery } from "./probe-range-query.js";
-import { queryNonNegativeInt } from "./query.js";
-import { sendJson } from "./respond.js";
-import type { RequestContext } from "./request-context.js";
-import { badRequestStatus, StatusError } from "./status-object.js";
+import { queryNonNegativeInt } from "../apiserver/endpoints/query.js";
+import { sendJson } from "../apiserver/endpoints/respond.js";
+import type { RequestContext } from "../apiserver/endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../apiserver/endpoints/status-object.js";
 
 /** DEFAULT_SUMMARY_MS is the range when `since` is not given: the last 10 minutes. */
 export const DEFAULT_SUMMARY_MS = 10 * 60_000;

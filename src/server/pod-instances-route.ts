@@ -1,9 +1,9 @@
 // GET /api/v1/namespaces/{ns}/pods/{name}/instances: every run of the pod's containers the agent
 // has seen (beyond the API server, whose status keeps only the current and the last one), so a
 // crash loop's restarts and exits can all be drawn (agent/container-instances.ts).
-import type { ContainerInstance } from "../agent/container-instances.js";
-import { sendJson } from "./respond.js";
-import type { RequestContext } from "./request-context.js";
+import type { ContainerInstance } from "../api/container-instance.js";
+import { sendJson } from "../apiserver/endpoints/respond.js";
+import type { RequestContext } from "../apiserver/endpoints/request-context.js";
 
 /** ContainerInstanceList is the route's answer, oldest start first. */
 export interface ContainerInstanceList {

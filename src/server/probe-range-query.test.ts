@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { parseRangeQuery } from "./probe-range-query.js";
 import { startStatusServer } from "./server.js";
-import { StatusError } from "./status-object.js";
+import { StatusError } from "../apiserver/endpoints/status-object.js";
 
 const DAY = 24 * 3600_000;
 

@@ -3,7 +3,7 @@
 // one longer than the history window is a 400 BadRequest naming the parameter.
 import type { HistoryQuery } from "../prober/probe-history.js";
 import { PROBE_TYPES, type ProbeType } from "../prober/probe-type.js";
-import { badRequestStatus, StatusError } from "./status-object.js";
+import { badRequestStatus, StatusError } from "../apiserver/endpoints/status-object.js";
 
 /** RANGE_PARAMETERS are the query parameters that make a probes request a range query. */
 export const RANGE_PARAMETERS = ["since", "until", "container", "probeType"] as const;

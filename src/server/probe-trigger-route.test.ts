@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import { ApiError } from "../agent/agent-api.js";
+import { ApiError } from "../apiserver/endpoints/host-interface.js";
 import { startStatusServer } from "./server.js";
 
 test("POST …/probes/trigger answers the probe's entry; a bad probe type is a 400, a probe that cannot run a 409 saying why", async (t) => {

@@ -3,9 +3,9 @@
 // The answer is the probe's history entry once it has run; a probe that cannot run now is a 409
 // saying why, one that does not finish in time a 504.
 import { PROBE_TYPES, type ProbeType } from "../prober/probe-type.js";
-import { sendJson } from "./respond.js";
-import type { RequestContext } from "./request-context.js";
-import { badRequestStatus, StatusError } from "./status-object.js";
+import { sendJson } from "../apiserver/endpoints/respond.js";
+import type { RequestContext } from "../apiserver/endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../apiserver/endpoints/status-object.js";
 
 /** A container name is at most 63 characters (a DNS label). */
 const MAX_CONTAINER_CHARS = 63;

@@ -7,7 +7,7 @@ import { healthz, kubeletPods, metrics, podProbes } from "./node-handlers.js";
 import { podHealthSummary } from "./pod-health-summary.js";
 import { podInstances } from "./pod-instances-route.js";
 import { triggerProbe } from "./probe-trigger-route.js";
-import type { Route } from "./request-context.js";
+import type { Route } from "../apiserver/endpoints/request-context.js";
 
 /** ROUTES is every route the status server serves. */
 export const ROUTES: readonly Route[] = [

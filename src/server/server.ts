@@ -6,21 +6,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { AgentApi } from "../agent/agent-api.js";
-import { ConsoleGate } from "../console/console-gate.js";
-import { ConsoleSessions } from "../console/console-sessions.js";
-import { consoleMayWrite } from "../console/console-writes.js";
+import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
 import { joinHostPort } from "../probe/address.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { BearerAuthenticator, isLoopbackHost, parseListenAddress } from "./auth.js";
 import { ConnectionBudget, LISTENER_TIMEOUTS, processConnectionBudget } from "./connection-guard.js";
-import { sendStatus } from "./respond.js";
-import type { RequestContext } from "./request-context.js";
+import { sendStatus } from "../apiserver/endpoints/respond.js";
+import type { RequestContext } from "../apiserver/endpoints/request-context.js";
 import { malformedEscape, matchRoute } from "./routes.js";
-import { badRequestStatus, failureStatus, methodNotAllowedStatus, notFoundStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
+import { badRequestStatus, failureStatus, methodNotAllowedStatus, notFoundStatus, StatusError, unauthorizedStatus } from "../apiserver/endpoints/status-object.js";
+import { statusForError } from "../apiserver/error-status.js";
 import { listenOnSocket } from "./unix-socket.js";
-import { StreamTracker } from "./stream-tracker.js";
+import { StreamTracker } from "../apiserver/endpoints/stream-tracker.js";
 import type { Duplex } from "node:stream";
 import { handleExec } from "../apiserver/exec/handle-exec.js";
 import { refuseUpgrade } from "../apiserver/exec/websocket.js";
@@ -64,11 +62,43 @@ export interface StatusServerOptions {
   /** The URL a browser opens the console at, when not this server's own (the Unix socket's HTTP sibling). */
   consoleUrl?: string;
   /**
-   * The console's login codes and sessions, shared by the listeners of one agent (a code the
-   * socket issues is spent on the HTTP listener); by default the server's own.
+   * The web console's gate, which the composer hands in (the run command:
+   * src/console/console-gate.ts consoleGateFactory, over the sessions its listeners share); none:
+   * the server has no console routes and no console sessions.
    */
-  consoleSessions?: ConsoleSessions;
+  consoleGate?: FrontGateFactory;
 }
+
+/** FrontGateRequest is what a front gate sees of one request. */
+export interface FrontGateRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  query: URLSearchParams;
+  /** The request carries the API's bearer token (or the server has none). */
+  bearer: boolean;
+  /** The request carries a session the gate authenticated. */
+  session: boolean;
+  api: AgentApi;
+}
+
+/**
+ * FrontGate is a set of routes in front of the API with sessions of their own (the web console):
+ * it says whether a request's session opens the API for reading and answers its own routes.
+ */
+export interface FrontGate {
+  /** listening tells the gate the URL a browser reaches it at, and the listener's port. */
+  listening(url: string, port: number): void;
+  /** authenticates reports whether the request carries a live session of the gate. */
+  authenticates(req: IncomingMessage): boolean;
+  /** handle answers the request when it is one of the gate's routes (true), else leaves it (false). */
+  handle(request: FrontGateRequest): boolean;
+  /** mayWrite reports whether a session may make this write (a session reads, and writes only what its gate allows). */
+  mayWrite(req: IncomingMessage, path: string): boolean;
+}
+
+/** FrontGateFactory makes a listener's front gate; secure: the listener serves TLS. */
+export type FrontGateFactory = (clock: Clock, secure: boolean) => Promise<FrontGate>;
 
 /** StatusServer is a running status server. */
 export interface StatusServer {
@@ -116,7 +146,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   // socket, which only its owner can reach, has one of its own.
   const budget = socketPath === undefined ? processConnectionBudget(logger) : new ConnectionBudget(SOCKET_LIMITS, logger);
   const streams = new StreamTracker();
-  const consoleGate = await ConsoleGate.create(options.consoleSessions ?? new ConsoleSessions(clock), clock, options.tls !== undefined);
+  const consoleGate = options.consoleGate === undefined ? undefined : await options.consoleGate(clock, options.tls !== undefined);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = clock.monotonic();
@@ -132,11 +162,11 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
     const health = path === HEALTHZ_PATH;
     const bearer = auth === undefined || auth.authenticate(req.headers.authorization);
     // The web console's pages, login and sessions (src/console/); a session also opens the API for reading and the console's actions.
-    const session = bearer || health ? false : consoleGate.authenticates(req);
+    const session = bearer || health || consoleGate === undefined ? false : consoleGate.authenticates(req);
     if (bearer || session) budget.prove(req.socket);
-    if (!health && consoleGate.handle({ req, res, path, query, bearer, session, api })) return;
-    // A session reads, and writes only the console's two actions from its own page (console-writes.ts).
-    if (!bearer && !health && !(session && (req.method === "GET" || req.method === "HEAD" || consoleMayWrite(req, path)))) return sendStatus(res, unauthorizedStatus());
+    if (!health && consoleGate?.handle({ req, res, path, query, bearer, session, api }) === true) return;
+    // A session reads, and writes only what its gate lets it (the console's two actions from its own page, console-writes.ts).
+    if (!bearer && !health && !(session && (req.method === "GET" || req.method === "HEAD" || consoleGate?.mayWrite(req, path) === true))) return sendStatus(res, unauthorizedStatus());
     if (!health && options.ready !== undefined) await options.ready;
     const match = matchRoute(path);
     if (match === undefined) return sendStatus(res, notFoundStatus());
@@ -210,7 +240,7 @@ export async function startStatusServer(api: AgentApi, options: StatusServerOpti
   const address = bound === undefined ? { host: socketPath ?? "", port: 0 } : { host: bound.address, port: bound.port };
   const scheme = options.tls === undefined ? "http" : "https";
   const url = socketPath !== undefined ? `${SOCKET_SCHEME}${socketPath}` : `${scheme}://${joinHostPort(address.host, address.port)}`;
-  consoleGate.listening(options.consoleUrl ?? url, address.port);
+  consoleGate?.listening(options.consoleUrl ?? url, address.port);
   logger.info("Status server listening", { address: socketPath ?? joinHostPort(address.host, address.port), auth: auth !== undefined, tls: options.tls !== undefined });
 
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 // Pure builders for the pod conditions the kubelet owns: ContainersReady, Ready,
 // Initialized and PodReadyToStartContainers (kubelet pkg/kubelet/status/generate.go), plus
 // the rule that keeps a condition's lastTransitionTime until its status value flips.
+import { isRestartableInitContainer, sidecarsAndContainers } from "../api/pod-rules.js";
 import type { ContainerStatus, PodCondition, PodPhase, PodSpec } from "../api/types.js";
 
 /** ConditionReason holds the reason strings the kubelet writes on pod conditions. */
@@ -42,11 +43,6 @@ function statusByName(statuses: readonly ContainerStatus[], name: string): Conta
   return statuses.find((s) => s.name === name);
 }
 
-/** isSidecar reports whether an init container is restartable (restartPolicy Always). */
-function isSidecar(container: { restartPolicy?: string }): boolean {
-  return container.restartPolicy === "Always";
-}
-
 /**
  * generateContainersReadyCondition builds ContainersReady (kubelet generate.go
  * GenerateContainersReadyCondition): sidecars are considered first, then regular containers;
@@ -65,7 +61,7 @@ export function generateContainersReadyCondition(
   }
   const unknown: string[] = [];
   const unready: string[] = [];
-  const considered = [...(spec.initContainers ?? []).filter(isSidecar), ...spec.containers];
+  const considered = sidecarsAndContainers(spec);
   for (const container of considered) {
     const status = statusByName(statuses, container.name);
     if (status === undefined) unknown.push(container.name);
@@ -124,7 +120,7 @@ export function generatePodReadyCondition(
  * once it is ready, which the prober manager sets when it exited 0 (kubelet generate.go).
  */
 function isInitContainerInitialized(container: { restartPolicy?: string }, status: ContainerStatus): boolean {
-  return isSidecar(container) ? status.started === true : status.ready;
+  return isRestartableInitContainer(container) ? status.started === true : status.ready;
 }
 
 /**

@@ -6,6 +6,7 @@
 // it. Mounting needs root; an agent without it keeps a plain directory (docs/volumes.md).
 import { chmod, lstat, mkdir } from "node:fs/promises";
 import { parseQuantityExact } from "../api/quantity.js";
+import { isRestartableInitContainer } from "../api/pod-rules.js";
 import type { Container, Pod, Volume } from "../api/types.js";
 import { isTmpfsMount, mountTmpfs, tmpfsNoswapSupported } from "./tmpfs-mounts.js";
 
@@ -30,7 +31,7 @@ export function podMemoryLimit(pod: Pod): number | undefined {
   let initPeak = 0;
   for (const c of inits) {
     const limit = memoryLimit(c)!;
-    if (c.restartPolicy === "Always") sidecars += limit;
+    if (isRestartableInitContainer(c)) sidecars += limit;
     else initPeak = Math.max(initPeak, sidecars + limit);
   }
   const regular = pod.spec.containers.reduce((sum, c) => sum + memoryLimit(c)!, 0) + sidecars;

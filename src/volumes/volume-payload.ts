@@ -3,6 +3,7 @@
 // MakePayload, pkg/volume/downwardapi/downwardapi.go CollectData, pkg/volume/projected/projected.go
 // collectData). A missing required object is an error with the plugin's message; a projected
 // volume reports every source that failed, as collectData aggregates them.
+import { allContainers } from "../api/pod-rules.js";
 import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, ServiceAccountTokenProjection, Volume } from "../api/types.js";
 import { DEFAULT_TOKEN_EXPIRATION_SECONDS } from "../api/defaults-volumes.js";
 import type { FileProjection } from "./atomic-writer.js";
@@ -62,7 +63,7 @@ function secretInto(ctx: PayloadContext, name: string | undefined, items: readon
 }
 
 function downwardInto(ctx: PayloadContext, items: readonly DownwardAPIVolumeFile[], mode: number, out: Payload): void {
-  const containers: Container[] = [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers];
+  const containers: Container[] = allContainers(ctx.pod);
   for (const item of items) {
     let value = "";
     if (item.fieldRef) value = podFieldValue(ctx.pod, item.fieldRef.fieldPath, ctx.addresses) ?? "";
@@ -138,7 +139,7 @@ export function referencedNames(pod: Pod, kind: "ConfigMap" | "Secret"): Set<str
   const add = (name: string | undefined): void => {
     if (name) names.add(name);
   };
-  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+  for (const c of allContainers(pod)) {
     for (const e of c.envFrom ?? []) add((kind === "ConfigMap" ? e.configMapRef : e.secretRef)?.name);
     for (const e of c.env ?? []) add((kind === "ConfigMap" ? e.valueFrom?.configMapKeyRef : e.valueFrom?.secretKeyRef)?.name);
   }

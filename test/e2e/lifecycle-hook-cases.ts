@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Lifecycle } from "../../src/api/types.js";
-import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED } from "../../src/agent/lifecycle-hooks.js";
+import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED } from "../../src/kuberuntime/lifecycle-hooks.js";
 import { LIFECYCLE_USER_AGENT } from "../../src/probe/user-agent.js";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, type HttpHandler, type TestServer, type TlsMaterial } from "../servers/http-servers.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";

@@ -3,7 +3,7 @@
 // (184–202). Timing changes against upstream are noted per case and in docs/conformance.md.
 import assert from "node:assert/strict";
 import type { Pod, Probe } from "../../src/api/types.js";
-import type { KubeEvent } from "../../src/agent/agent-api.js";
+import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import { containerStatusOf, type E2eEnv } from "./harness.js";
 import type { PodKit } from "./pod-kit.js";
 import { runLivenessTest } from "./probe-checks.js";

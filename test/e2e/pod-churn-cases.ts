@@ -10,7 +10,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { LABEL_POD_UID } from "../../src/agent/pod-sync.js";
+import { LABEL_POD_UID } from "../../src/kuberuntime/labels.js";
 import type { Container, Pod } from "../../src/api/types.js";
 import { startHttpServer, type TestServer } from "../servers/http-servers.js";
 import { E2eEnv, isPodReady, NAMESPACE } from "./harness.js";

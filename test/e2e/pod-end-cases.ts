@@ -6,7 +6,7 @@
 // Titled `[<runtime>] Pod end: …` for every runtime factory.
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { LABEL_POD_UID } from "../../src/agent/pod-sync.js";
+import { LABEL_POD_UID } from "../../src/kuberuntime/labels.js";
 import type { Container, Pod } from "../../src/api/types.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
 import type { PodKit } from "./pod-kit.js";

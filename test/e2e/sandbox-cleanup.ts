@@ -2,7 +2,7 @@
 // sweep that finds (and removes) sandboxes of those pods still in the runtime. The agent labels
 // each sandbox with its pod's UID (io.kubernetes.pod.uid), so the sweep only ever touches the
 // sandboxes of this test file, even when other files or people share the runtime.
-import { LABEL_POD_UID } from "../../src/agent/pod-sync.js";
+import { LABEL_POD_UID } from "../../src/kuberuntime/labels.js";
 import { RuntimeError, type PodSandboxStatus, type Runtime } from "../../src/runtime/runtime.js";
 
 /** createdPodUids holds the UID of every pod admitted by any E2eEnv of this test process (one file). */

@@ -2,7 +2,7 @@
 // ObjectStore (what the REST layer serves); tests drive it with addPod/updatePod/removePod/
 // recordEvent, and logs and probe histories live in maps. It records which pods the API created
 // and which deletions it started, read from the store's own watch.
-import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
+import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import type { Pod } from "../../src/api/types.js";
 import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
 import type { ExecContainer, PodSandboxTarget } from "../../src/apiserver/exec/handle-exec.js";
@@ -11,7 +11,7 @@ import { startNamespaceController } from "../../src/apiserver/rest/namespace-con
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import { collapseRuns, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../../src/prober/probe-history.js";
 import type { ProbeType } from "../../src/prober/probe-type.js";
-import type { ContainerInstance } from "../../src/agent/container-instances.js";
+import type { ContainerInstance } from "../../src/api/container-instance.js";
 import { systemClock } from "../../src/util/clock.js";
 import { FixedNowClock } from "./fake-clock.js";
 

@@ -4,8 +4,8 @@
 // validation of a kind the document has no definition for (kubectl
 // pkg/util/openapi/validation: "resource is not present, let's just skip validation"), and
 // `apply` falls back to its compiled-in patch strategy. The server validates every write.
-import type { RequestContext } from "../../server/request-context.js";
-import { sendBody, sendJson } from "../../server/respond.js";
+import type { RequestContext } from "../endpoints/request-context.js";
+import { sendBody, sendJson } from "../endpoints/respond.js";
 import { lengthDelimited, message } from "../protobuf/protobuf-writer.js";
 import { GIT_VERSION } from "./version-info.js";
 

@@ -4,6 +4,7 @@
 import { staticPodOrigin } from "../../api/mirror-pod.js";
 import { defaultAndValidatePod } from "../../api/validation.js";
 import { podSchema } from "../../api/schema.js";
+import { isPodPhaseTerminal } from "../../api/pod-rules.js";
 import type { Pod } from "../../api/types.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { validatePodUpdate } from "./pod-update-rules.js";
@@ -30,7 +31,7 @@ export const PODS: ResourceDefinition = {
     const pod = object as Pod;
     if ((pod.spec.nodeName ?? "") === "") return 0;
     const phase = pod.status?.phase;
-    if (phase === "Succeeded" || phase === "Failed") return 0;
+    if (isPodPhaseTerminal(phase)) return 0;
     return requested ?? pod.spec.terminationGracePeriodSeconds ?? 30;
   },
   strategy: {

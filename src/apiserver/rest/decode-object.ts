@@ -3,7 +3,7 @@
 // against the resource's schema, and unknown fields handled as the fieldValidation parameter
 // says (Strict: 400; Warn, the default: a Warning header per field; Ignore: dropped).
 import { decodeValue } from "../../api/decode.js";
-import { badRequestStatus, StatusError } from "../../server/status-object.js";
+import { badRequestStatus, StatusError } from "../endpoints/status-object.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 

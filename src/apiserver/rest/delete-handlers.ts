@@ -1,11 +1,11 @@
 // DELETE on an object and on a collection for any resource. DeleteOptions come from the body
 // (kubectl sends {"propagationPolicy":"Background"}) and from the query, which wins
 // (gracePeriodSeconds, dryRun, propagationPolicy); preconditions come from the body.
-import { decodeObjectBody, mediaType, readBody } from "../../server/request-body.js";
-import { nonNegativeInt, queryNonNegativeInt } from "../../server/query.js";
-import { sendJson } from "../../server/respond.js";
-import type { Handler, RequestContext } from "../../server/request-context.js";
-import { badRequestStatus, StatusError } from "../../server/status-object.js";
+import { decodeObjectBody, mediaType, readBody } from "../endpoints/request-body.js";
+import { nonNegativeInt, queryNonNegativeInt } from "../endpoints/query.js";
+import { sendJson } from "../endpoints/respond.js";
+import type { Handler, RequestContext } from "../endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../endpoints/status-object.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { deleteObject, type DeleteRequest } from "./object-deletes.js";

@@ -3,8 +3,8 @@
 // BeforeUpdate): the path's namespace and name win or must agree, server-set metadata is the
 // server's, the strategy prepares and validates, NamespaceLifecycle admits, and dryRun=All
 // stores nothing.
-import type { RequestContext } from "../../server/request-context.js";
-import { badRequestStatus, invalidStatus, StatusError } from "../../server/status-object.js";
+import type { RequestContext } from "../endpoints/request-context.js";
+import { badRequestStatus, invalidStatus, StatusError } from "../endpoints/status-object.js";
 import type { ObjectMeta } from "../../api/types.js";
 import { admitToNamespace } from "../resources/namespace-lifecycle.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";

@@ -2,11 +2,11 @@
 // (pkg/kubelet/kuberuntime/logs ReadLogs and PodLogOptions): container, follow, previous,
 // tailLines, timestamps, sinceSeconds or sinceTime (lines at or after that time), and
 // limitBytes (the stream ends after that many bytes).
-import type { LogRequest } from "../../agent/agent-api.js";
-import { serveLogs } from "../../server/log-stream.js";
-import { queryBool, queryNonNegativeInt } from "../../server/query.js";
-import type { Handler } from "../../server/request-context.js";
-import { badRequestStatus, StatusError } from "../../server/status-object.js";
+import type { LogRequest } from "../endpoints/host-interface.js";
+import { serveLogs } from "../endpoints/log-stream.js";
+import { queryBool, queryNonNegativeInt } from "../endpoints/query.js";
+import type { Handler } from "../endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../endpoints/status-object.js";
 import { PODS } from "../resources/pods.js";
 
 const TIMESTAMP_RE = /^(\S+) /;

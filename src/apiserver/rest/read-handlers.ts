@@ -1,10 +1,10 @@
 // GET on a collection (list, or watch with ?watch) and on one object, for any resource: the
 // store's list and watch narrowed by the path's namespace and the request's selectors, paged
 // with limit/continue, as JSON or as a Table.
-import { queryBool, queryNonNegativeInt } from "../../server/query.js";
-import { sendJson } from "../../server/respond.js";
-import type { Handler, RequestContext } from "../../server/request-context.js";
-import { badRequestStatus, StatusError } from "../../server/status-object.js";
+import { queryBool, queryNonNegativeInt } from "../endpoints/query.js";
+import { sendJson } from "../endpoints/respond.js";
+import type { Handler, RequestContext } from "../endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../endpoints/status-object.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { nameOf, namespaceOf, sendObject, withTypeMeta } from "./request-scope.js";

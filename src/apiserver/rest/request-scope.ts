@@ -1,7 +1,7 @@
 // What a REST handler reads from its request for one resource: the namespace, the name, and
 // how to answer with an object (as JSON, or as a Table when the client asked for one).
-import { sendJson } from "../../server/respond.js";
-import type { RequestContext } from "../../server/request-context.js";
+import { sendJson } from "../endpoints/respond.js";
+import type { RequestContext } from "../endpoints/request-context.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { warningHeader } from "./decode-object.js";

@@ -2,9 +2,9 @@
 // (GET list/watch, POST, DELETE collection), its objects (GET, PUT, PATCH, DELETE) and its
 // status subresource; all-namespaces lists for namespaced resources; pods/log and the exec
 // seam; and discovery (/version, /api, /apis, /api/v1, /openapi/v2, /openapi/v3).
-import { sendJson } from "../../server/respond.js";
-import type { Handler, Route } from "../../server/request-context.js";
-import { badRequestStatus, StatusError } from "../../server/status-object.js";
+import { sendJson } from "../endpoints/respond.js";
+import type { Handler, Route } from "../endpoints/request-context.js";
+import { badRequestStatus, StatusError } from "../endpoints/status-object.js";
 import { apiGroupList, apiResourceList, apiVersions } from "../discovery/api-discovery.js";
 import { openApiCoreV1, openApiIndex } from "../discovery/openapi.js";
 import { openApiV2Handler } from "../discovery/openapi-v2.js";

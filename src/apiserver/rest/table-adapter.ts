@@ -1,7 +1,7 @@
 // The one place the REST layer asks for a meta.k8s.io Table: the table library negotiates the
 // Accept header (kubectl's `as=Table;v=v1;g=meta.k8s.io`) and converts objects with each
 // resource's printer columns.
-import { failureStatus, StatusError } from "../../server/status-object.js";
+import { failureStatus, StatusError } from "../endpoints/status-object.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { parseIncludeObject, parseTableAccept } from "../table/table-request.js";
 import { toTable, type TableObjects, type TableResource } from "../table/to-table.js";

@@ -4,8 +4,8 @@
 // old resourceVersion reported as an ERROR event carrying a 410 Expired Status (the watch
 // cache's errWatcher).
 import type { ServerResponse } from "node:http";
-import { JSON_CONTENT_TYPE } from "../../server/respond.js";
-import { statusForError } from "../../server/status-object.js";
+import { JSON_CONTENT_TYPE } from "../endpoints/respond.js";
+import { statusForError } from "../error-status.js";
 import { IN_BACKGROUND, type Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { KubeObject, ObjectStore, StoreEvent } from "../storage/object-store.js";

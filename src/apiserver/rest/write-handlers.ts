@@ -1,13 +1,13 @@
 // POST, PUT and PATCH for any resource, and PUT/PATCH of a status subresource: the body is
 // decoded for the resource, written through object-writes.ts, and answered with the stored
 // object (201 on create, 200 on update) and any unknown-field warnings.
-import { ACCEPTED_MEDIA_TYPES, decodeObjectBody, mediaType, readBody } from "../../server/request-body.js";
-import type { Handler, RequestContext } from "../../server/request-context.js";
+import { ACCEPTED_MEDIA_TYPES, decodeObjectBody, mediaType, readBody } from "../endpoints/request-body.js";
+import type { Handler, RequestContext } from "../endpoints/request-context.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
-import { badRequestStatus, StatusError, unsupportedMediaTypeStatus } from "../../server/status-object.js";
+import { badRequestStatus, StatusError, unsupportedMediaTypeStatus } from "../endpoints/status-object.js";
 import { decodeKubeProtobuf, KUBE_PROTOBUF } from "../protobuf/kube-protobuf.js";
 import { ProtobufError } from "../protobuf/protobuf-reader.js";
-import { queryBool } from "../../server/query.js";
+import { queryBool } from "../endpoints/query.js";
 import { decodeResourceObject, fieldValidationOf } from "./decode-object.js";
 import { createObject, updateObject, writeOptionsOf, type UpdateTarget } from "./object-writes.js";
 import { APPLY_PATCH, applyPatch, managerOf, patchTypeOf, withManagedFields } from "./patch-adapter.js";

@@ -3,6 +3,7 @@
 // sidecars, STATUS from init progress, waiting/terminated reasons and deletion, RESTARTS with the
 // last restart's age, AGE, and the wide IP / NODE / NOMINATED NODE / READINESS GATES. Shared by the
 // API server's Table conversion and the CLI's `get pods`.
+import { isPodPhaseTerminal, isRestartableInitContainer } from "../../api/pod-rules.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../../api/types.js";
 import { humanDuration, timestampSince } from "./human-duration.js";
 
@@ -25,9 +26,8 @@ export interface PodCells {
 /** NODE_UNREACHABLE_POD_REASON is the reason the node lifecycle controller sets on pods of a lost node. */
 const NODE_UNREACHABLE_POD_REASON = "NodeLost";
 
-const isSidecar = (container: Container | undefined): boolean => container?.restartPolicy === "Always";
+const isSidecar = (container: Container | undefined): boolean => container !== undefined && isRestartableInitContainer(container);
 const hasCondition = (pod: Pod, type: string): boolean => pod.status?.conditions?.some((c) => c.type === type && c.status === "True") ?? false;
-const isTerminal = (phase: string | undefined): boolean => phase === "Succeeded" || phase === "Failed";
 
 /** Restarts accumulates a restart count and the latest restart time (lastState.terminated.finishedAt). */
 class Restarts {
@@ -99,7 +99,7 @@ export function podCells(pod: ServedPod, now: number): PodCells {
   }
 
   if (pod.metadata.deletionTimestamp && status.reason === NODE_UNREACHABLE_POD_REASON) reason = "Unknown";
-  else if (pod.metadata.deletionTimestamp && !isTerminal(status.phase)) reason = "Terminating";
+  else if (pod.metadata.deletionTimestamp && !isPodPhaseTerminal(status.phase)) reason = "Terminating";
 
   const gates = pod.spec.readinessGates ?? [];
   const gatesTrue = gates.filter((g) => status.conditions?.find((c) => c.type === g.conditionType)?.status === "True").length;

@@ -66,33 +66,4 @@ export class ResultsManager {
     this.listeners.set(listener, options.initial === true);
     return () => this.listeners.delete(listener);
   }
-
-  /**
-   * updates returns an async iterator over updates published from now on, ending when
-   * `signal` aborts. Updates are queued, never dropped (the kubelet's channel blocks).
-   */
-  async *updates(signal?: AbortSignal, options: SubscribeOptions = {}): AsyncGenerator<ResultUpdate> {
-    const queue: ResultUpdate[] = [];
-    let wake: (() => void) | undefined;
-    const unsubscribe = this.subscribe((u) => {
-      queue.push(u);
-      wake?.();
-    }, options);
-    const onAbort = (): void => wake?.();
-    signal?.addEventListener("abort", onAbort);
-    try {
-      while (!signal?.aborted) {
-        const next = queue.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    } finally {
-      unsubscribe();
-      signal?.removeEventListener("abort", onAbort);
-    }
-  }
 }

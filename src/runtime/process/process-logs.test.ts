@@ -6,9 +6,8 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { after, test } from "node:test";
 import { parseRfc3339Nano } from "../log-format.js";
-import { readCriLog } from "./log-reader.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "../../../test/process-testing.js";
+import { criLogEntries, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-logs-"));
 const runtime = new ProcessRuntime();
@@ -44,7 +43,7 @@ test("stdout and stderr become CRI log lines: F per line, P…F past 16 KiB, P f
   ].join("; ");
   const logPath = await runToExit("format", script);
   const started = Date.now();
-  const entries = await readCriLog(logPath);
+  const entries = await criLogEntries(logPath);
   const byStream = (stream: string): [string, string][] =>
     entries.filter((e) => e.stream === stream).map((e) => [e.tag, e.content.toString()]);
   assert.deepEqual(byStream("stdout"), [

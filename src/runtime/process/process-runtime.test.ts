@@ -6,8 +6,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { RuntimeError, type ContainerConfig } from "../runtime.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { readContainerLog } from "./log-reader.js";
-import { isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
+import { containerLogText, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-runtime-"));
 const runtime = new ProcessRuntime();
@@ -137,7 +136,7 @@ test("env is exactly the given envs plus HOSTNAME and PATH; workingDir applies",
   const script = "env | sort; pwd";
   const id = await run(pod, logDir, testContainerConfig("env", script, { envs: [{ key: "GREETING", value: "hi there" }], workingDir: dir }), "web-7");
   await waitForContainerState(runtime, id, "exited");
-  const output = (await readContainerLog(join(logDir, "env", "0.log"))).toString();
+  const output = await containerLogText(join(logDir, "env", "0.log"));
   const lines = output.trim().split("\n");
   assert.equal(lines.pop(), dir);
   // sh itself may add PWD/SHLVL/_ ; everything else must come from the config.

@@ -5,9 +5,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { FakeClock } from "../../../test/fakes/fake-clock.js";
 import type { ContainerConfig } from "../runtime.js";
-import { readContainerLog } from "./log-reader.js";
 import { ProcessRuntime } from "./process-runtime.js";
-import { groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
+import { containerLogText, groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
 
 const dir = await mkdtemp(join(tmpdir(), "probelet-process-stop-"));
 const runtimes: ProcessRuntime[] = [];
@@ -41,7 +40,7 @@ async function start(name: string, script: string, runtime?: ProcessRuntime, ove
 }
 
 async function logText(logFile: string): Promise<string> {
-  return (await readContainerLog(logFile).catch(() => Buffer.alloc(0))).toString();
+  return await containerLogText(logFile).catch(() => "");
 }
 
 async function waitForLog(logFile: string, pattern: RegExp): Promise<string> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { ContainerStatus, Pod } from "../api/types.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import { explainPod } from "./explain-pod.js";

@@ -2,10 +2,10 @@
 // agent: each is a quick 4xx Status, never a 5xx, and the pod already running is untouched.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import type { Pod } from "../api/types.js";
+import { FakeAgentApi } from "../../../test/fakes/fake-agent-api.js";
+import type { Pod } from "../../api/types.js";
 import { MAX_BODY_BYTES } from "./request-body.js";
-import { startStatusServer, type StatusServer } from "./server.js";
+import { startStatusServer, type StatusServer } from "../../server/server.js";
 
 let api: FakeAgentApi;
 let server: StatusServer;

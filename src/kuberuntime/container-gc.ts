@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "../util/logger.js";
 import type { ContainerInfo, PodSandboxStatus, Runtime } from "../runtime/runtime.js";
 import { ownedBy } from "./agent-id.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
+import { LABEL_POD_UID } from "./labels.js";
 import { removeAllLogs } from "./rotated-logs.js";
 
 /** How often the agent collects (kubelet ContainerGCPeriod: 1 min). */

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { agentIdFor, LABEL_AGENT, ownedBy } from "./agent-id.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
+import { LABEL_POD_UID } from "./labels.js";
 
 test("agentIdFor is stable for one state directory and differs between two", () => {
   assert.equal(agentIdFor("/var/lib/probelet"), agentIdFor("/var/lib/probelet/"));

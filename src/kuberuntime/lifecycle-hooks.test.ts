@@ -10,7 +10,7 @@ import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js"
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type TestServer } from "../../test/servers/http-servers.js";
 import { MemoryEventRecorder } from "../prober/events.js";
 import { KUBE_VERSION } from "../probe/user-agent.js";
-import { Agent } from "./agent.js";
+import { Agent } from "../agent/agent.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook, type HookContext } from "./lifecycle-hooks.js";
 
 const POD: Pod = { metadata: { name: "web", namespace: "default", uid: "uid-1" }, spec: { containers: [] } };

@@ -1,10 +1,10 @@
 // What every handler of the status server gets for one request, and the route table's types.
 // Handlers and the route table both depend on this file, never on each other.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AgentApi } from "../agent/agent-api.js";
-import type { Clock } from "../util/clock.js";
-import type { Logger } from "../util/logger.js";
-import type { ErrorSubject } from "./status-object.js";
+import type { AgentApi } from "./host-interface.js";
+import type { Clock } from "../../util/clock.js";
+import type { Logger } from "../../util/logger.js";
+import type { ErrorSubject } from "../error-status.js";
 import type { StreamTracker } from "./stream-tracker.js";
 
 /** RequestContext is what a handler gets for one request. */

@@ -1,15 +1,16 @@
 // `probelet describe pod`'s text, laid out as kubectl's describePod (kubectl
 // pkg/describe/describe.go): label/value lines aligned by a Go text/tabwriter (padding 2), the
 // containers with their state and probes, conditions, and the pod's events. Pure: no I/O.
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import { defaultProbe } from "../api/defaults.js";
+import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe, ResourceFieldSelector } from "../api/types.js";
 import { containerResourceValue } from "../volumes/downward-api.js";
 import { splitSubscriptedPath } from "../api/validation-env-sources.js";
 import { describeRun, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { podQOSClass } from "../status/qos.js";
 import { mountLines, volumeLines } from "./describe-volumes.js";
-import { humanDuration } from "./pod-table.js";
+import { humanDuration } from "../apiserver/table/human-duration.js";
 
 /** DescribeOptions fix the clock and the time zone, so the layout is deterministic. */
 export interface DescribeOptions {
@@ -43,7 +44,7 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   lines.push(pod.spec.nodeName ? `Node:\t${pod.spec.nodeName}/${status.hostIP ?? ""}` : "Node:\t<none>");
   if (status.startTime) lines.push(`Start Time:\t${time(status.startTime)}`);
   lines.push(...labelLines("Labels", pod.metadata.labels), ...annotationLines("Annotations", pod.metadata.annotations));
-  if (pod.metadata.deletionTimestamp && status.phase !== "Failed" && status.phase !== "Succeeded") {
+  if (pod.metadata.deletionTimestamp && !isPodPhaseTerminal(status.phase)) {
     lines.push(`Status:\tTerminating (lasts ${since(pod.metadata.deletionTimestamp, options.now)})`);
     lines.push(`Termination Grace Period:\t${pod.metadata.deletionGracePeriodSeconds ?? 0}s`);
   } else lines.push(`Status:\t${status.phase ?? ""}`);

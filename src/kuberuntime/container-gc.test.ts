@@ -12,7 +12,7 @@ import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { silentLogger } from "../util/logger.js";
 import { collectContainerGarbage, type GcReport } from "./container-gc.js";
 import { LABEL_AGENT } from "./agent-id.js";
-import { LABEL_POD_UID } from "./pod-sync.js";
+import { LABEL_POD_UID } from "./labels.js";
 
 /** AGENT is the collecting agent's owner label value. */
 const AGENT = "agent-under-test";

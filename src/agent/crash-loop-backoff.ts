@@ -72,9 +72,16 @@ export class RestartBackoff {
     return this.inBackoffSince(key, finishedAt) ? finishedAt + this.delayMs(key) - this.clock.now() : 0;
   }
 
-  /** forget drops every key that starts with the prefix (a removed pod). */
-  forget(prefix: string): void {
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  /**
+   * gc drops the entries not raised within 2 × the cap, which every lookup already treats as
+   * gone, so a deleted pod's entries do not outlive it by more than that (client-go Backoff.GC,
+   * which the kubelet's HandlePodCleanups calls on every housekeeping). A pod's entries are not
+   * dropped when it goes: a static pod made again from the same manifest has the same UID and
+   * keeps its back-off, as in the kubelet.
+   */
+  gc(): void {
+    const now = this.clock.now();
+    for (const [key, entry] of this.entries) if (this.expired(now, entry)) this.entries.delete(key);
   }
 
   /** expired: an entry not raised within 2 × the cap before `at` is stale (client-go hasExpired). */

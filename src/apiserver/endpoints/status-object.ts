@@ -1,11 +1,7 @@
 // metav1.Status: how the status server reports every failure, in the API server's shape and
 // words (apimachinery pkg/api/errors/errors.go), so kubectl and client-go decode them as usual.
-import { ApiError } from "../agent/agent-api.js";
-import { BadRequestError } from "../apiserver/bad-request-error.js";
-import { ApplyConflictError, PatchError } from "../apiserver/patch/index.js";
-import { InvalidContinueError } from "../apiserver/storage/object-store.js";
-import { formatFieldErrorBody, formatInvalidObject, type FieldError } from "../api/field-errors.js";
-import { StoreError } from "../apiserver/storage/store-errors.js";
+// The builders know no thrower: which error becomes which Status is src/apiserver/error-status.ts.
+import { formatFieldErrorBody, formatInvalidObject, type FieldError } from "../../api/field-errors.js";
 
 /** StatusCause is one metav1.StatusCause; for Invalid errors reason is a field.ErrorType ("FieldValueInvalid"). */
 export interface StatusCause {
@@ -33,72 +29,10 @@ export interface MetaStatus {
   code: number;
 }
 
-/** ErrorSubject names the object a request was about, when the route knows it. */
-export interface ErrorSubject {
-  name?: string;
-}
-
 /** failureStatus builds a Status with the API server's key order; details are left out when empty. */
 export function failureStatus(code: number, reason: string, message: string, details?: StatusDetails): MetaStatus {
   const head = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason } as const;
   return details === undefined || Object.keys(details).length === 0 ? { ...head, code } : { ...head, details, code };
-}
-
-/**
- * statusForError renders anything a handler threw. An ApiError keeps its reason, message and
- * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource ("pods"),
- * Invalid names the kind ("Pod") and lists one cause per field error (errors.NewInvalid).
- * A StatusError carries its own Status; a StoreError its reason, code and the object it names;
- * a BadRequestError (selectors, tables) is a 400 with its message; a PatchError keeps its code,
- * reason and message (an apply conflict lists one cause per field).
- * Anything else is an InternalError whose message is the error's message only, never its stack
- * (errors.NewInternalError: "Internal error occurred: <err>").
- */
-export function statusForError(err: unknown, subject: ErrorSubject = {}): MetaStatus {
-  if (err instanceof StatusError) return err.status;
-  if (err instanceof StoreError) {
-    const details: StatusDetails = {};
-    const name = err.details.name ?? subject.name;
-    if (name !== undefined) details.name = name;
-    if (err.details.kind !== undefined) details.kind = err.details.kind;
-    return failureStatus(err.code, err.reason, err.message, details);
-  }
-  if (err instanceof InvalidContinueError || err instanceof BadRequestError) return badRequestStatus(err.message);
-  if (err instanceof PatchError) {
-    const causes = err instanceof ApplyConflictError ? err.causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })) : [];
-    const details: StatusDetails = {};
-    if (subject.name !== undefined && (err.code === 409 || err.code === 422)) details.name = subject.name;
-    if (causes.length > 0) details.causes = causes;
-    return failureStatus(err.code, err.reason, err.message, details);
-  }
-  if (!(err instanceof ApiError)) {
-    const message = err instanceof Error ? err.message : String(err);
-    return failureStatus(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });
-  }
-  const causes = err.causes.map(toCause);
-  const details: StatusDetails = {};
-  switch (err.reason) {
-    case "NotFound":
-    case "AlreadyExists":
-    case "Conflict":
-      if (subject.name !== undefined) details.name = subject.name;
-      details.kind = "pods";
-      break;
-    case "Invalid":
-      if (subject.name !== undefined) details.name = subject.name;
-      details.kind = "Pod";
-      break;
-    default:
-      break;
-  }
-  if (causes.length > 0) details.causes = causes;
-  return failureStatus(err.code, err.reason, err.message, details);
-}
-
-function toCause(cause: ApiError["causes"][number]): StatusCause {
-  const out: StatusCause = { reason: cause.reason ?? "FieldValueInvalid", message: cause.message };
-  if (cause.field !== undefined) out.field = cause.field;
-  return out;
 }
 
 /** notFoundStatus answers a path no route serves (the API server's generic 404 text). */

@@ -1,13 +1,13 @@
 // The agent's surface for its status API and CLI: the object store that holds pods, events and
 // the other resources, plus the node-only functions (logs, probe history, metrics, health).
 // The HTTP server (src/server/) depends on this interface only, never on the agent's internals.
-import type { ObjectMeta } from "../api/types.js";
-import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
-import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../prober/probe-history.js";
-import type { ProbeType } from "../prober/probe-type.js";
-import type { ContainerInstance } from "./container-instances.js";
+import type { ObjectMeta } from "../../api/types.js";
+import type { ExecStatus } from "../exec/exec-status.js";
+import type { ExecContainer, PodSandboxTarget } from "../exec/handle-exec.js";
+import type { ObjectStore } from "../storage/object-store.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../../prober/probe-history.js";
+import type { ProbeType } from "../../api/pod-rules.js";
+import type { ContainerInstance } from "../../api/container-instance.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
 export interface ObjectReference {

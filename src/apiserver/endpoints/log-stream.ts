@@ -2,8 +2,8 @@
 // chunks; with follow the response stays open until the client disconnects or the server closes.
 import type { ServerResponse } from "node:http";
 import { once } from "node:events";
-import type { LogRequest } from "../agent/agent-api.js";
-import type { Logger } from "../util/logger.js";
+import type { LogRequest } from "./host-interface.js";
+import type { Logger } from "../../util/logger.js";
 import { cutStream, TEXT_CONTENT_TYPE } from "./respond.js";
 
 type Step = { done: true } | { done: false; value: string } | { failed: unknown };

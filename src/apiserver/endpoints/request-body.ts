@@ -4,7 +4,7 @@
 // Decoding only turns bytes into a plain object; the agent's createPod does the strict, typed
 // decoding and validation.
 import type { IncomingMessage } from "node:http";
-import { MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded } from "../api/bounded-parse.js";
+import { MAX_INPUT_BYTES, MAX_YAML_INPUT_BYTES, parseBounded } from "../../api/bounded-parse.js";
 import { badRequestStatus, requestEntityTooLargeStatus, StatusError, unsupportedMediaTypeStatus } from "./status-object.js";
 
 /**

@@ -1,10 +1,12 @@
 // Whether a container that exited is started again, and whether it can ever be (kubelet
 // pkg/api/v1/pod/util.go ContainerShouldRestart, IsContainerRestartable and
-// findMatchingContainerRestartRule, with ContainerRestartRules and RestartAllContainersOnContainerExits
-// on as in 1.37). Every restart
+// findMatchingContainerRestartRule, AllContainersCouldRestart, and pkg/kubelet/container/helpers.go
+// ShouldAllContainersRestart, which reads only the pod and its statuses; with ContainerRestartRules
+// and RestartAllContainersOnContainerExits on as in 1.37). Every restart
 // decision of the agent goes through here: pod phase, init containers, computePodActions, probe
 // kills and the probe workers.
-import type { Container, ContainerRestartRule, PodSpec } from "../api/types.js";
+import { allContainers } from "./pod-rules.js";
+import type { Container, ContainerRestartRule, Pod, PodSpec, PodStatus } from "./types.js";
 
 /**
  * matchingRestartRule returns the first rule whose exit-code condition matches, in list order;
@@ -59,4 +61,35 @@ export function isContainerRestartable(pod: PodSpec, container: Container): bool
     return container.restartPolicy !== "Never";
   }
   return pod.restartPolicy !== "Never";
+}
+
+/** RESTART_ALL_CONTAINERS_ACTION is the rule action that restarts the pod in place. */
+export const RESTART_ALL_CONTAINERS_ACTION = "RestartAllContainers";
+
+/** allContainersCouldRestart: some container of the pod has a RestartAllContainers rule (podutil.AllContainersCouldRestart). */
+export function allContainersCouldRestart(spec: PodSpec): boolean {
+  return allContainers({ spec }).some((c) => (c.restartPolicyRules ?? []).some((r) => r.action === RESTART_ALL_CONTAINERS_ACTION));
+}
+
+/** triggersRestartAll: an exit with this code restarts the whole pod (its first matching rule says RestartAllContainers). */
+export function triggersRestartAll(container: Container, exitCode: number): boolean {
+  return matchingRestartRule(container, exitCode)?.action === RESTART_ALL_CONTAINERS_ACTION;
+}
+
+/**
+ * shouldAllContainersRestart is kubelet ShouldAllContainersRestart: the stored status already
+ * says AllContainersRestarting True, or a container's newest instance in the runtime
+ * (`newestExit`: its exit code, undefined unless it exited) or its stored terminated state exited
+ * with a code that triggers the reset.
+ */
+export function shouldAllContainersRestart(pod: Pod, newestExit: (name: string) => number | undefined, stored: PodStatus | undefined): boolean {
+  if (stored?.conditions?.some((c) => c.type === "AllContainersRestarting" && c.status === "True")) return true;
+  const storedStatuses = [...(stored?.initContainerStatuses ?? []), ...(stored?.containerStatuses ?? [])];
+  for (const container of allContainers(pod)) {
+    const exit = newestExit(container.name);
+    if (exit !== undefined && triggersRestartAll(container, exit)) return true;
+    const terminated = storedStatuses.find((s) => s.name === container.name)?.state?.terminated;
+    if (terminated !== undefined && triggersRestartAll(container, terminated.exitCode)) return true;
+  }
+  return false;
 }

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test, type TestContext } from "node:test";
-import { ApiError } from "../agent/agent-api.js";
-import type { Pod } from "../api/types.js";
-import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import { startStatusServer, type StatusServer } from "./server.js";
+import { ApiError } from "./host-interface.js";
+import type { Pod } from "../../api/types.js";
+import { FakeAgentApi } from "../../../test/fakes/fake-agent-api.js";
+import { startStatusServer, type StatusServer } from "../../server/server.js";
 
 async function start(t: TestContext): Promise<{ api: FakeAgentApi; server: StatusServer }> {
   const api = new FakeAgentApi();

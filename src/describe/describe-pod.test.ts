@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { KubeEvent } from "../agent/agent-api.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Pod, Probe } from "../api/types.js";
 import { collapseRuns, type ProbeHistoryEntry } from "../prober/probe-history.js";
 import { alignTabs, DESCRIBE_HISTORY_ROWS, describePod, describeProbe, describeProbeRun, eventAge, formatLatency, formatRfc1123z } from "./describe-pod.js";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Container, ContainerRestartRule, PodSpec, RestartPolicy } from "../api/types.js";
+import type { Container, ContainerRestartRule, PodSpec, RestartPolicy } from "./types.js";
 import { containerShouldRestart, isContainerRestartable, matchingRestartRule } from "./container-should-restart.js";
 
 const spec = (restartPolicy?: RestartPolicy): PodSpec => ({ containers: [], ...(restartPolicy ? { restartPolicy } : {}) });

@@ -1,10 +1,11 @@
 // `probelet explain pod`'s text: why a pod is not Ready and why its containers restarted, in
 // words, from the pod's status, its events and the agent's probe history. Beyond the kubelet and
 // kubectl, which leave that reading to the user. Pure: no I/O.
-import type { KubeEvent } from "../agent/agent-api.js";
-import { POST_START_HOOK_ERROR } from "../agent/lifecycle-hooks.js";
+import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";
+import { POST_START_HOOK_ERROR } from "../kuberuntime/lifecycle-hooks.js";
 import { fieldPathFor } from "../agent/kube-events.js";
 import { defaultProbe } from "../api/defaults.js";
+import { isPodPhaseTerminal, isRestartableInitContainer, probeOf } from "../api/pod-rules.js";
 import type { Container, ContainerStateTerminated, ContainerStatus, Pod, Probe } from "../api/types.js";
 import type { ProbeHistoryEntry } from "../prober/probe-history.js";
 import { probeTypeLabel, type ProbeType } from "../prober/probe-type.js";
@@ -30,7 +31,7 @@ export function explainPod(input: ExplainInput): string {
   const restarts = restartLines(input);
   const out: string[] = [];
   const ready = status.conditions?.find((c) => c.type === "Ready");
-  if (phase === "Succeeded" || phase === "Failed") {
+  if (isPodPhaseTerminal(phase)) {
     out.push(`${name} has finished: ${phase}${status.reason ? ` (${status.reason})` : ""}.`);
     out.push(...bullets(finishedLines(input)));
   } else if (pod.metadata.deletionTimestamp) {
@@ -64,7 +65,7 @@ function notReadyLines(input: ExplainInput): string[] {
     // Init containers run in order: the first one not done (or not started, for a sidecar) is what waits.
     for (const c of pod.spec.initContainers ?? []) {
       const s = initStatuses.find((x) => x.name === c.name);
-      const sidecar = c.restartPolicy === "Always";
+      const sidecar = isRestartableInitContainer(c);
       if (sidecar ? s?.started === true : s?.state?.terminated?.exitCode === 0) continue;
       lines.push(`${sidecar ? "sidecar" : "init container"} ${c.name} ${containerNotReady(input, c, s, sidecar ? "started" : "completed")}`);
       return lines;
@@ -177,7 +178,7 @@ function endCause(input: ExplainInput, c: Container, s: ContainerStatus, t: Cont
   const kill = input.events.filter((e) => e.reason === "Killing" && during(e)).at(-1);
   const probeType = (kill?.message.match(/failed (liveness|startup) probe/)?.[1] as ProbeType | undefined) ?? crossedProbe(input.history, c.name, t.containerID);
   if (probeType) {
-    const probe = defaultProbe((probeType === "liveness" ? c.livenessProbe : c.startupProbe) ?? {});
+    const probe = defaultProbe(probeOf(c, probeType) ?? {});
     const failed = lastEntry(input.history, c.name, probeType, t.containerID, "Failure");
     // The prober's Unhealthy message (prober.go): "<Type> probe failed: <output>".
     const prefix = `${probeTypeLabel(probeType)} probe failed: `;

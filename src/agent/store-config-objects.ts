@@ -4,7 +4,7 @@
 // `new Agent({ …, configObjects: storeConfigObjects(store) })`.
 import type { ConfigMap, Secret } from "../api/types.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import type { ConfigObjectChange, ConfigObjectKind, ConfigObjects } from "./config-objects.js";
+import type { ConfigObjectChange, ConfigObjectKind, ConfigObjects } from "../volumes/config-objects.js";
 
 /** CONFIG_OBJECT_RESOURCES are the store's resource names for the two kinds. */
 export const CONFIG_OBJECT_RESOURCES: Readonly<Record<ConfigObjectKind, string>> = { ConfigMap: "configmaps", Secret: "secrets" };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ObjectStore } from "../apiserver/storage/object-store.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
-import type { ConfigObjectChange } from "./config-objects.js";
+import type { ConfigObjectChange } from "../volumes/config-objects.js";
 import { storeConfigObjects } from "./store-config-objects.js";
 
 test("storeConfigObjects reads ConfigMaps and Secrets from the object store and reports each later change once", () => {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ApiError } from "../agent/agent-api.js";
-import { requestEntityTooLargeStatus, StatusError, statusForError, unauthorizedStatus } from "./status-object.js";
+import { ApiError } from "./endpoints/host-interface.js";
+import { requestEntityTooLargeStatus, StatusError, unauthorizedStatus } from "./endpoints/status-object.js";
+import { statusForError } from "./error-status.js";
 
 test("NotFound names the pod and the resource, like errors.NewNotFound", () => {
   const status = statusForError(new ApiError("NotFound", 'pods "web" not found'), { name: "web" });
