@@ -2,15 +2,16 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../server/server.js";
-import { SESSIONS_PATH } from "./console-gate.js";
-import { SESSION_KEY_HEADER } from "./console-sessions.js";
+import { consoleGateFactory, SESSIONS_PATH } from "./console-gate.js";
+import { ConsoleSessions, SESSION_KEY_HEADER } from "./console-sessions.js";
+import { systemClock } from "../util/clock.js";
 
 const TOKEN = "owner-token";
 
 test("a console session deletes a pod and triggers a probe from the console's own origin, and writes nothing else", async (t) => {
   const api = new FakeAgentApi();
   for (const name of ["a", "b"]) api.addPod({ metadata: { name, namespace: "default" }, spec: { containers: [{ name: "app" }] } });
-  const server = await startStatusServer(api, { listen: "127.0.0.1:0", token: TOKEN });
+  const server = await startStatusServer(api, { listen: "127.0.0.1:0", token: TOKEN, consoleGate: consoleGateFactory(new ConsoleSessions(systemClock)) });
   t.after(() => server.close());
   const issued = await fetch(`${server.url}/console/login-codes`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` } });
   const { code } = (await issued.json()) as { code: string };
