@@ -7,6 +7,9 @@
 // forced) and as YAML (refused by the token budget). Prints a Markdown table (docs/security.md).
 //
 //   npm run build && npm run bench:apply
+//
+// With PROBELET_BENCH_CPU_PROF=DIR the agent runs under `node --cpu-prof` and writes its CPU
+// profile to DIR when it stops (open it in Chrome DevTools or `node --cpu-prof`-aware tools).
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
@@ -89,7 +92,9 @@ async function main(): Promise<void> {
   const stateDir = join(dir, "state");
   const manifests = join(dir, "manifests");
   await mkdir(manifests);
-  const agent = spawn(process.execPath, ["--max-semi-space-size=2", CLI, "run", "-q", "--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", stateDir], { stdio: ["ignore", "pipe", "inherit"] });
+  const profileDir = process.env["PROBELET_BENCH_CPU_PROF"];
+  const profile = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+  const agent = spawn(process.execPath, ["--max-semi-space-size=2", ...profile, CLI, "run", "-q", "--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", stateDir], { stdio: ["ignore", "pipe", "inherit"] });
   const deadline = setTimeout(() => {
     agent.kill("SIGKILL");
     process.exit(2);
