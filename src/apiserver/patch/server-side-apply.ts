@@ -7,7 +7,7 @@
 
 import { PatchError } from "./patch-error.js";
 import { schemaForObject, type TypeSchema } from "./patch-schema.js";
-import { deepClone, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
+import { deepClone, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet } from "./field-set.js";
 import { changesOf, fieldsOf, forEachChangedLeaf, mergeApplied, removeAt, stripMeta, type ItemIndexes } from "./field-walk.js";
 import { formatTime, readManagedFields, writeManagedFields, type OwnedFields } from "./managed-fields.js";
@@ -75,6 +75,22 @@ function validateApplied(applied: JsonValue): JsonObject {
 }
 
 /**
+ * withoutManagedFieldsValue is the live object with an empty list in place of its managedFields,
+ * which writeManagedFields replaces anyway: the merge does not copy every manager's field set
+ * (60,000 fields each for a large ConfigMap), and the field keeps its place among the metadata.
+ */
+function withoutManagedFieldsValue(live: JsonObject): JsonObject {
+  const metadata = getOwn(live, "metadata");
+  if (!isJsonObject(metadata) || getOwn(metadata, "managedFields") === undefined) return live;
+  const view: JsonObject = {};
+  for (const key of Object.keys(live)) setOwn(view, key, live[key]!);
+  const metadataView: JsonObject = {};
+  for (const key of Object.keys(metadata)) setOwn(metadataView, key, key === "managedFields" ? [] : metadata[key]!);
+  setOwn(view, "metadata", metadataView);
+  return view;
+}
+
+/**
  * serverSideApply applies `applied` (the decoded apply-patch body) for `options.manager` onto the
  * live object (undefined when it does not exist yet) and returns the new object, with its
  * managedFields updated, and whether it was created. Fields other managers own with a different
@@ -115,7 +131,7 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
     owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
   }
 
-  const object = mergeApplied(live ?? {}, applied, schema, [], 0) as JsonObject;
+  const object = mergeApplied(live === undefined ? {} : withoutManagedFieldsValue(live), applied, schema, [], 0) as JsonObject;
   const others = owners.filter((owner) => !isMine(owner));
   if (previous !== undefined) {
     const dropped = previous.set.difference(appliedSet).paths().sort((a, b) => b.length - a.length);
