@@ -73,6 +73,7 @@ export const CONFIG_MAPS: ResourceDefinition = {
     prepareForCreate: (object) => object,
     validate: (object) => ({ object, errors: validateConfigMap(object as ConfigMap) }),
     prepareForUpdate: (next) => next,
-    validateUpdate: (next, current) => [...validateConfigMap(next as ConfigMap), ...validateConfigMapUpdate(next as ConfigMap, current as ConfigMap)],
+    // The REST layer has validated `next` as a whole already (ValidateConfigMapUpdate's ValidateConfigMap), so each problem is named once.
+    validateUpdate: (next, current) => validateConfigMapUpdate(next as ConfigMap, current as ConfigMap),
   },
 };

@@ -111,6 +111,7 @@ export const SECRETS: ResourceDefinition = {
     prepareForCreate: (object) => mergeStringData(object as Secret),
     validate: (object) => ({ object, errors: validateSecret(object as Secret) }),
     prepareForUpdate: (next) => mergeStringData(next as Secret),
-    validateUpdate: (next, current) => [...validateSecret(next as Secret), ...validateSecretUpdate(next as Secret, current as Secret)],
+    // The REST layer has validated `next` as a whole already (ValidateSecretUpdate's ValidateSecret), so each problem is named once.
+    validateUpdate: (next, current) => validateSecretUpdate(next as Secret, current as Secret),
   },
 };
