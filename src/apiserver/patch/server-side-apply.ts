@@ -11,7 +11,7 @@ import { deepClone, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValu
 import { FieldSet } from "./field-set.js";
 import { changesOf, fieldsOf, forEachChangedLeaf, mergeApplied, removeAt, stripMeta, type ItemIndexes } from "./field-walk.js";
 import { formatTime, readManagedFields, writeManagedFields, type OwnedFields } from "./managed-fields.js";
-import { conflictError, type Conflict } from "./apply-conflict.js";
+import { conflictError, MAX_LISTED_CONFLICTS, type Conflict } from "./apply-conflict.js";
 
 export { ApplyConflictError, type ConflictCause } from "./apply-conflict.js";
 export type { ManagedFieldsEntry } from "./managed-fields.js";
@@ -122,14 +122,24 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
   const liveStripped = live === undefined ? {} : stripMeta(live);
   const appliedStripped = stripMeta(applied);
   const indexes: ItemIndexes = new WeakMap();
-  const conflicts: Conflict[] = [];
+  // Only the conflicts a 409 lists are kept as paths; a forced apply gathers each owner's in a set.
+  const listed: Conflict[] = [];
+  let conflictCount = 0;
+  const takenOver = new Map<OwnedFields, FieldSet>();
   forEachChangedLeaf(appliedSet, liveStripped, appliedStripped, schema, indexes, (path) => {
-    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path: [...path] });
+    for (const owner of owners) {
+      if (isMine(owner) || !owner.set.has(path)) continue;
+      conflictCount++;
+      if (listed.length < MAX_LISTED_CONFLICTS) listed.push({ owner, path: [...path] });
+      if (options.force === true) {
+        let taken = takenOver.get(owner);
+        if (taken === undefined) takenOver.set(owner, (taken = new FieldSet()));
+        taken.insert(path);
+      }
+    }
   });
-  if (conflicts.length > 0 && options.force !== true) throw conflictError(conflicts);
-  for (const owner of new Set(conflicts.map((conflict) => conflict.owner))) {
-    owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
-  }
+  if (conflictCount > 0 && options.force !== true) throw conflictError(listed, conflictCount);
+  for (const [owner, taken] of takenOver) owner.set = owner.set.difference(taken);
 
   const object = mergeApplied(live === undefined ? {} : withoutManagedFieldsValue(live), applied, schema, [], 0) as JsonObject;
   const others = owners.filter((owner) => !isMine(owner));
