@@ -20,6 +20,8 @@ test("plainCopy with freeze freezes every object and array of the copy, and leav
   for (const value of [copy, copy.a, copy.a[0], copy.c, copy.c.d]) assert.ok(Object.isFrozen(value));
   assert.ok(!Object.isFrozen(original) && !Object.isFrozen(original.a[0]));
   assert.throws(() => (copy.a as unknown[]).push(2), TypeError);
+  assert.deepEqual(copy, original);
+  assert.equal(JSON.stringify(copy), JSON.stringify(original));
 });
 
 test("plainCopy hands values that are not JSON-shaped to structuredClone (a Date, a Map, a class instance)", () => {
