@@ -4,9 +4,13 @@
 // request (VmHWM after clearing it through /proc/PID/clear_refs) and the answer. Cases: 3 MiB of
 // malformed apply bodies (YAML, and JSON-looking), 1 MiB of malformed YAML, and a ConfigMap of
 // 60,000 keys applied as JSON (created, applied again, applied by a second manager: the 409, then
-// forced) and as YAML (refused by the token budget). Prints a Markdown table (docs/security.md).
+// forced) and as YAML (refused by the token budget). Prints a Markdown table (docs/security.md),
+// then the load average, and names any request past issue 22's bound (exit 1).
 //
 //   npm run build && npm run bench:apply
+//
+// With PROBELET_BENCH_CPU_PROF=DIR the agent runs under `node --cpu-prof` and writes its CPU
+// profile to DIR when it stops (open it in Chrome DevTools or `node --cpu-prof`-aware tools).
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
@@ -19,6 +23,13 @@ const CLI = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
 const CONFIGMAP_PATH = "/api/v1/namespaces/default/configmaps/big";
 /** Bound on the whole run. */
 const DEADLINE_MS = 300_000;
+/**
+ * Issue 22's bound on one request: no more than a second of the agent's CPU and a few tens of MB.
+ * A request past it is named after the table and the run exits 1 (a guard against regressions;
+ * on a loaded machine CPU times are inflated, so read a failure with the load average).
+ */
+const CPU_BOUND_MS = 1000;
+const RSS_BOUND_MB = 100;
 
 interface Case {
   name: string;
@@ -89,7 +100,9 @@ async function main(): Promise<void> {
   const stateDir = join(dir, "state");
   const manifests = join(dir, "manifests");
   await mkdir(manifests);
-  const agent = spawn(process.execPath, ["--max-semi-space-size=2", CLI, "run", "-q", "--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", stateDir], { stdio: ["ignore", "pipe", "inherit"] });
+  const profileDir = process.env["PROBELET_BENCH_CPU_PROF"];
+  const profile = profileDir === undefined || profileDir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`];
+  const agent = spawn(process.execPath, ["--max-semi-space-size=2", ...profile, CLI, "run", "-q", "--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", stateDir], { stdio: ["ignore", "pipe", "inherit"] });
   const deadline = setTimeout(() => {
     agent.kill("SIGKILL");
     process.exit(2);
@@ -103,6 +116,7 @@ async function main(): Promise<void> {
     const socketPath = join(stateDir, "agent.sock");
     console.log("| request | body bytes | wall ms | agent CPU ms | agent peak RSS above before, MB | answer bytes | answer |");
     console.log("|---|---:|---:|---:|---:|---:|---|");
+    const over: string[] = [];
     for (const item of CASES) {
       const body = item.body();
       await writeFile(`/proc/${agent.pid}/clear_refs`, "5");
@@ -112,7 +126,15 @@ async function main(): Promise<void> {
       const wall = performance.now() - started;
       const after = await procFigures(agent.pid!);
       const peak = (after.hwmKb - before.rssKb) / 1024;
-      console.log(`| ${item.name} | ${Buffer.byteLength(body)} | ${Math.round(wall)} | ${Math.round(after.cpuMs - before.cpuMs)} | ${Math.max(0, Math.round(peak))} | ${answer.bytes} | ${outcome(answer)} |`);
+      const cpuMs = after.cpuMs - before.cpuMs;
+      console.log(`| ${item.name} | ${Buffer.byteLength(body)} | ${Math.round(wall)} | ${Math.round(cpuMs)} | ${Math.max(0, Math.round(peak))} | ${answer.bytes} | ${outcome(answer)} |`);
+      if (cpuMs > CPU_BOUND_MS || peak > RSS_BOUND_MB) over.push(`${item.name} (${Math.round(cpuMs)} ms, ${Math.round(peak)} MB)`);
+    }
+    const load = (await readFile("/proc/loadavg", "utf8")).split(" ").slice(0, 3).join(" ");
+    console.log(`\nload average ${load}; bound ${CPU_BOUND_MS} ms of agent CPU and ${RSS_BOUND_MB} MB per request`);
+    if (over.length > 0) {
+      console.log(`over the bound: ${over.join("; ")}`);
+      process.exitCode = 1;
     }
   } finally {
     clearTimeout(deadline);

@@ -3,6 +3,7 @@
 // ranges are checked, and syntax errors name the source, line and column. The text is parsed
 // within the input bounds of bounded-parse.ts (size, depth, YAML tokens, aliases). Decoding never
 // throws; it returns every problem found. It does not default or validate (see validation.ts).
+import { plainCopy } from "../util/plain-copy.js";
 import { parseBounded, type InputFormat } from "./bounded-parse.js";
 import {
   childPath, formatFieldError, goQuote, inclusiveRangeError, indexPath, invalid, notSupported, required, typeInvalid,
@@ -87,7 +88,7 @@ export function decodeValue(schema: FieldSchema, value: unknown, path: string, e
       if (typeof value === "string") return value;
       return typeof value === "number" ? decodeInt(value, path, INT32, errs) : typeError(path, value, "an integer or a string", errs);
     case "opaque":
-      return structuredClone(value);
+      return plainCopy(value);
     case "dropped":
       decodeValue(schema.value, value, path, errs);
       return undefined;
@@ -97,10 +98,17 @@ export function decodeValue(schema: FieldSchema, value: unknown, path: string, e
     case "map": {
       if (!isObject(value)) return typeError(path, value, "an object", errs);
       const out: Json = {};
-      for (const [key, v] of Object.entries(value)) {
-        const decoded = decodeValue(schema.values, v, `${path}[${key}]`, errs);
-        // defineProperty keeps a "__proto__" key as data instead of replacing the prototype.
-        if (decoded !== undefined) Object.defineProperty(out, key, { value: decoded, enumerable: true, writable: true, configurable: true });
+      // A string value of a string map (a ConfigMap's data: up to tens of thousands) is taken as
+      // it is, without rendering its path; anything else is decoded with its path.
+      const strings = schema.values.kind === "string";
+      for (const key of Object.keys(value)) {
+        const v = value[key];
+        const decoded = strings && typeof v === "string" ? v : decodeValue(schema.values, v, `${path}[${key}]`, errs);
+        if (decoded === undefined) continue;
+        // defineProperty keeps a "__proto__" key as data instead of replacing the prototype; any
+        // other key is an ordinary assignment (defineProperty costs several times as much).
+        if (key === "__proto__") Object.defineProperty(out, key, { value: decoded, enumerable: true, writable: true, configurable: true });
+        else out[key] = decoded;
       }
       return out;
     }

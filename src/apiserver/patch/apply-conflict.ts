@@ -44,16 +44,19 @@ function printManager(entry: Omit<ManagedFieldsEntry, "fieldsV1">): string {
  */
 export const MAX_LISTED_CONFLICTS = 1000;
 
-/** conflictError builds the 409 with internal/conflict.go's message and causes (at most MAX_LISTED_CONFLICTS listed). */
-export function conflictError(all: Conflict[]): ApplyConflictError {
-  const conflicts = all.slice(0, MAX_LISTED_CONFLICTS);
-  const more = all.length - conflicts.length;
+/**
+ * conflictError builds the 409 with internal/conflict.go's message and causes: `total` conflicts
+ * of which `listed` are the first (at most MAX_LISTED_CONFLICTS are listed).
+ */
+export function conflictError(listed: readonly Conflict[], total: number): ApplyConflictError {
+  const conflicts = listed.slice(0, MAX_LISTED_CONFLICTS);
+  const more = total - conflicts.length;
   const causes = conflicts.map(({ owner, path }): ConflictCause => ({
     type: "FieldManagerConflict",
     message: `conflict with ${printManager(owner.entry)}`,
     field: pathString(path),
   }));
-  if (all.length === 1) {
+  if (total === 1) {
     const [only] = conflicts;
     return new ApplyConflictError(`Apply failed with 1 conflict: conflict with ${printManager(only!.owner.entry)}: ${pathString(only!.path)}`, causes);
   }
@@ -71,5 +74,5 @@ export function conflictError(all: Conflict[]): ApplyConflictError {
     for (const { path } of group) lines.push(`- ${pathString(path)}`);
   }
   if (more > 0) lines.push(`- … and ${more} more`);
-  return new ApplyConflictError(`Apply failed with ${all.length} conflicts: ${lines.join("\n")}`, causes);
+  return new ApplyConflictError(`Apply failed with ${total} conflicts: ${lines.join("\n")}`, causes);
 }

@@ -6,24 +6,42 @@
 import { checkDepth, PatchError } from "./patch-error.js";
 import { isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 
+/** No children: what every leaf shares instead of a Map of its own (most nodes are leaves). */
+const NO_CHILDREN: ReadonlyMap<string, FieldSet> = new Map();
+
 /** FieldSet is one node of a path tree: whether the path itself is a member, and its children. */
 export class FieldSet {
   member = false;
-  readonly children = new Map<string, FieldSet>();
+  private childMap: Map<string, FieldSet> | undefined;
+
+  /** children maps each path element below this node to its node. */
+  get children(): ReadonlyMap<string, FieldSet> {
+    return this.childMap ?? NO_CHILDREN;
+  }
 
   /** child returns the child node for a path element, creating it. */
   child(element: string): FieldSet {
-    let node = this.children.get(element);
+    let node = this.childMap?.get(element);
     if (!node) {
       node = new FieldSet();
-      this.children.set(element, node);
+      this.setChild(element, node);
     }
     return node;
   }
 
+  /** setChild puts a node under a path element. */
+  private setChild(element: string, node: FieldSet): void {
+    (this.childMap ??= new Map()).set(element, node);
+  }
+
   /** insert adds a path (a list of path elements) as a member. */
   insert(path: readonly string[]): void {
-    path.reduce((node: FieldSet, element) => node.child(element), this).member = true;
+    this.nodeAt(path).member = true;
+  }
+
+  /** nodeAt returns the node of a path, creating it and the nodes leading to it. */
+  nodeAt(path: readonly string[]): FieldSet {
+    return path.reduce((node: FieldSet, element) => node.child(element), this);
   }
 
   /** has tells whether a path is a member. */
@@ -75,7 +93,7 @@ export class FieldSet {
       const otherChild = other?.children.get(element);
       const rest = child.difference(otherChild);
       rest.member = child.member && otherChild?.member !== true;
-      if (!rest.isEmpty()) result.children.set(element, rest);
+      if (!rest.isEmpty()) result.setChild(element, rest);
     }
     return result;
   }
@@ -89,7 +107,7 @@ export class FieldSet {
       const theirs = other?.children.get(element);
       const merged = mine !== undefined ? mine.union(theirs) : theirs!.union(undefined);
       merged.member = mine?.member === true || theirs?.member === true;
-      if (!merged.isEmpty()) result.children.set(element, merged);
+      if (!merged.isEmpty()) result.setChild(element, merged);
     }
     return result;
   }
@@ -107,7 +125,11 @@ export class FieldSet {
     const keys = [...this.children.keys()].sort(compareElements);
     for (const element of keys) {
       const node = this.children.get(element)!;
-      if (!node.member && node.children.size === 0) continue;
+      if (node.children.size === 0) {
+        // A member without children (most of a set) is `{}`.
+        if (node.member) setOwn(encoded, element, {});
+        continue;
+      }
       const child = node.toFieldsV1();
       if (node.member && node.children.size > 0) {
         const withSelf: JsonObject = { ".": {} };
@@ -129,10 +151,11 @@ export class FieldSet {
     for (const key of Object.keys(value)) {
       if (key === ".") continue;
       if (!/^[fkvi]:/.test(key)) throw new PatchError(400, `metadata.managedFields: unknown path element ${JSON.stringify(key)} in fieldsV1`);
-      const child = FieldSet.fromFieldsV1(value[key], depth + 1);
-      const encodedChild = value[key] as JsonObject;
-      child.member = Object.keys(encodedChild).length === 0 || Object.prototype.hasOwnProperty.call(encodedChild, ".");
-      set.children.set(key, child);
+      const encodedChild = value[key];
+      const child = FieldSet.fromFieldsV1(encodedChild, depth + 1);
+      // A member is `{}` or carries `".": {}`; every other key of the child became a child node.
+      child.member = child.children.size === 0 || Object.prototype.hasOwnProperty.call(encodedChild, ".");
+      set.setChild(key, child);
     }
     return set;
   }
@@ -152,6 +175,8 @@ const ELEMENT_RANK: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
 /** compareElements orders path elements by kind, then by text (indices numerically). */
 export function compareElements(left: string, right: string): number {
+  // Two field names (most of what is sorted): by text.
+  if (left.charCodeAt(0) === 102 && right.charCodeAt(0) === 102) return left < right ? -1 : left > right ? 1 : 0;
   const kind = (ELEMENT_RANK[left[0]!] ?? 9) - (ELEMENT_RANK[right[0]!] ?? 9);
   if (kind !== 0) return kind;
   if (left.startsWith("i:") && right.startsWith("i:")) return Number(left.slice(2)) - Number(right.slice(2));

@@ -76,7 +76,19 @@ function addFields(value: JsonValue, schema: TypeSchema | undefined, path: strin
     return;
   }
   if (isJsonObject(value) && schema?.atomic !== true && Object.keys(value).length > 0) {
-    for (const key of Object.keys(value)) within(path, fieldElement(key), () => addFields(value[key]!, fieldSchema(schema, key), path, set, depth + 1));
+    // A scalar field is a member itself: it goes under this object's node (found once) without
+    // a walk of its own; anything else is walked.
+    let node: FieldSet | undefined;
+    for (const key of Object.keys(value)) {
+      const child = value[key]!;
+      if (child === null || typeof child !== "object") {
+        checkDepth(depth + 1);
+        node ??= set.nodeAt(path);
+        node.child(fieldElement(key)).member = true;
+      } else {
+        within(path, fieldElement(key), () => addFields(child, fieldSchema(schema, key), path, set, depth + 1));
+      }
+    }
     return;
   }
   if (path.length > 0) set.insert(path);
@@ -154,14 +166,17 @@ function walkChangedLeaves(node: FieldSet, live: JsonValue | undefined, applied:
   if (elements.length > 1) elements.sort(compareElements);
   for (const element of elements) {
     const child = node.children.get(element)!;
-    const liveChild = stepInto(live, element, schema, path, indexes);
+    // A field (most elements) is read by its name, sliced once for both values.
+    const name = element.startsWith("f:") ? element.slice(2) : undefined;
+    const liveChild = name !== undefined ? (isJsonObject(live) ? getOwn(live, name) : undefined) : stepInto(live, element, schema, path, indexes);
     // Nothing live below: nothing to conflict with.
     if (liveChild === undefined) continue;
-    const appliedChild = stepInto(applied, element, schema, path, indexes);
-    within(path, element, () => {
-      if (child.children.size > 0) walkChangedLeaves(child, liveChild, appliedChild, schemaOf(schema, element), path, indexes, visit);
-      else if (child.member && !deepEqual(liveChild, appliedChild)) visit(path);
-    });
+    const appliedChild = name !== undefined ? (isJsonObject(applied) ? getOwn(applied, name) : undefined) : stepInto(applied, element, schema, path, indexes);
+    if (child.children.size > 0) {
+      within(path, element, () => walkChangedLeaves(child, liveChild, appliedChild, name !== undefined ? fieldSchema(schema, name) : schema?.items, path, indexes, visit));
+    } else if (child.member && !deepEqual(liveChild, appliedChild)) {
+      within(path, element, () => visit(path));
+    }
   }
 }
 
@@ -189,7 +204,15 @@ export function mergeApplied(live: JsonValue | undefined, applied: JsonValue, sc
     // Each value is copied once: the live object's keys in their order (merged where applied),
     // then the applied keys the live object lacks.
     const result: JsonObject = {};
-    const merge = (key: string): JsonValue => within(path, fieldElement(key), () => mergeApplied(getOwn(live, key), applied[key]!, fieldSchema(schema, key), path, depth + 1));
+    const merge = (key: string): JsonValue => {
+      const value = applied[key]!;
+      // A scalar applied value is the result whatever is live (a map of strings: every key).
+      if (value === null || typeof value !== "object") {
+        checkDepth(depth + 1);
+        return value;
+      }
+      return within(path, fieldElement(key), () => mergeApplied(getOwn(live, key), value, fieldSchema(schema, key), path, depth + 1));
+    };
     for (const key of Object.keys(live)) setOwn(result, key, hasOwn(applied, key) ? merge(key) : deepClone(live[key]!, depth + 1));
     for (const key of Object.keys(applied)) if (!hasOwn(live, key)) setOwn(result, key, merge(key));
     return result;

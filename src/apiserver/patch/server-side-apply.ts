@@ -7,11 +7,11 @@
 
 import { PatchError } from "./patch-error.js";
 import { schemaForObject, type TypeSchema } from "./patch-schema.js";
-import { deepClone, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
+import { deepClone, getOwn, isJsonObject, setOwn, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet } from "./field-set.js";
 import { changesOf, fieldsOf, forEachChangedLeaf, mergeApplied, removeAt, stripMeta, type ItemIndexes } from "./field-walk.js";
 import { formatTime, readManagedFields, writeManagedFields, type OwnedFields } from "./managed-fields.js";
-import { conflictError, type Conflict } from "./apply-conflict.js";
+import { conflictError, MAX_LISTED_CONFLICTS, type Conflict } from "./apply-conflict.js";
 
 export { ApplyConflictError, type ConflictCause } from "./apply-conflict.js";
 export type { ManagedFieldsEntry } from "./managed-fields.js";
@@ -75,6 +75,22 @@ function validateApplied(applied: JsonValue): JsonObject {
 }
 
 /**
+ * withoutManagedFieldsValue is the live object with an empty list in place of its managedFields,
+ * which writeManagedFields replaces anyway: the merge does not copy every manager's field set
+ * (60,000 fields each for a large ConfigMap), and the field keeps its place among the metadata.
+ */
+function withoutManagedFieldsValue(live: JsonObject): JsonObject {
+  const metadata = getOwn(live, "metadata");
+  if (!isJsonObject(metadata) || getOwn(metadata, "managedFields") === undefined) return live;
+  const view: JsonObject = {};
+  for (const key of Object.keys(live)) setOwn(view, key, live[key]!);
+  const metadataView: JsonObject = {};
+  for (const key of Object.keys(metadata)) setOwn(metadataView, key, key === "managedFields" ? [] : metadata[key]!);
+  setOwn(view, "metadata", metadataView);
+  return view;
+}
+
+/**
  * serverSideApply applies `applied` (the decoded apply-patch body) for `options.manager` onto the
  * live object (undefined when it does not exist yet) and returns the new object, with its
  * managedFields updated, and whether it was created. Fields other managers own with a different
@@ -106,16 +122,26 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
   const liveStripped = live === undefined ? {} : stripMeta(live);
   const appliedStripped = stripMeta(applied);
   const indexes: ItemIndexes = new WeakMap();
-  const conflicts: Conflict[] = [];
+  // Only the conflicts a 409 lists are kept as paths; a forced apply gathers each owner's in a set.
+  const listed: Conflict[] = [];
+  let conflictCount = 0;
+  const takenOver = new Map<OwnedFields, FieldSet>();
   forEachChangedLeaf(appliedSet, liveStripped, appliedStripped, schema, indexes, (path) => {
-    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path: [...path] });
+    for (const owner of owners) {
+      if (isMine(owner) || !owner.set.has(path)) continue;
+      conflictCount++;
+      if (listed.length < MAX_LISTED_CONFLICTS) listed.push({ owner, path: [...path] });
+      if (options.force === true) {
+        let taken = takenOver.get(owner);
+        if (taken === undefined) takenOver.set(owner, (taken = new FieldSet()));
+        taken.insert(path);
+      }
+    }
   });
-  if (conflicts.length > 0 && options.force !== true) throw conflictError(conflicts);
-  for (const owner of new Set(conflicts.map((conflict) => conflict.owner))) {
-    owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
-  }
+  if (conflictCount > 0 && options.force !== true) throw conflictError(listed, conflictCount);
+  for (const [owner, taken] of takenOver) owner.set = owner.set.difference(taken);
 
-  const object = mergeApplied(live ?? {}, applied, schema, [], 0) as JsonObject;
+  const object = mergeApplied(live === undefined ? {} : withoutManagedFieldsValue(live), applied, schema, [], 0) as JsonObject;
   const others = owners.filter((owner) => !isMine(owner));
   if (previous !== undefined) {
     const dropped = previous.set.difference(appliedSet).paths().sort((a, b) => b.length - a.length);

@@ -30,14 +30,18 @@ const CONFIG_MAP_SCHEMA: FieldSchema = {
 export function validateConfigMap(cm: ConfigMap): FieldError[] {
   const errs = validateObjectMeta(cm.metadata, true, DNS_SUBDOMAIN_NAME);
   let total = 0;
-  for (const [key, value] of Object.entries(cm.data ?? {})) {
-    total += Buffer.byteLength(value, "utf8");
-    errs.push(...isConfigMapKey(key).map((m) => invalid(`data[${key}]`, key, m)));
+  // Object.keys, not Object.entries: a pair per key costs several times the walk on a map of
+  // tens of thousands of keys.
+  const data = cm.data ?? {};
+  for (const key of Object.keys(data)) {
+    total += Buffer.byteLength(data[key]!, "utf8");
+    for (const m of isConfigMapKey(key)) errs.push(invalid(`data[${key}]`, key, m));
     if (cm.binaryData !== undefined && Object.hasOwn(cm.binaryData, key)) errs.push(invalid(`data[${key}]`, key, "duplicate of key present in binaryData"));
   }
-  for (const [key, value] of Object.entries(cm.binaryData ?? {})) {
-    total += Buffer.from(value, "base64").length;
-    errs.push(...isConfigMapKey(key).map((m) => invalid(`binaryData[${key}]`, key, m)));
+  const binaryData = cm.binaryData ?? {};
+  for (const key of Object.keys(binaryData)) {
+    total += Buffer.from(binaryData[key]!, "base64").length;
+    for (const m of isConfigMapKey(key)) errs.push(invalid(`binaryData[${key}]`, key, m));
   }
   if (total > MAX_CONFIG_DATA_BYTES) errs.push(tooLargeData(""));
   return errs;
@@ -69,6 +73,7 @@ export const CONFIG_MAPS: ResourceDefinition = {
     prepareForCreate: (object) => object,
     validate: (object) => ({ object, errors: validateConfigMap(object as ConfigMap) }),
     prepareForUpdate: (next) => next,
-    validateUpdate: (next, current) => [...validateConfigMap(next as ConfigMap), ...validateConfigMapUpdate(next as ConfigMap, current as ConfigMap)],
+    // The REST layer has validated `next` as a whole already (ValidateConfigMapUpdate's ValidateConfigMap), so each problem is named once.
+    validateUpdate: (next, current) => validateConfigMapUpdate(next as ConfigMap, current as ConfigMap),
   },
 };

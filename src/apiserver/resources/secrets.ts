@@ -47,8 +47,10 @@ export function base64Problem(value: string): string | undefined {
 
 /** firstBase64Problem checks every value of a []byte map. */
 export function firstBase64Problem(values: Record<string, string> | undefined): string | undefined {
-  for (const value of Object.values(values ?? {})) {
-    const problem = base64Problem(value);
+  const map = values ?? {};
+  // Object.keys, not Object.values: cheaper on a map of tens of thousands of keys.
+  for (const key of Object.keys(map)) {
+    const problem = base64Problem(map[key]!);
     if (problem !== undefined) return problem;
   }
   return undefined;
@@ -69,9 +71,9 @@ export function validateSecret(secret: Secret): FieldError[] {
   const errs = validateObjectMeta(secret.metadata, true, DNS_SUBDOMAIN_NAME);
   const data = secret.data ?? {};
   let total = 0;
-  for (const [key, value] of Object.entries(data)) {
-    errs.push(...isConfigMapKey(key).map((m) => invalid(`data[${key}]`, key, m)));
-    total += Buffer.from(value, "base64").length;
+  for (const key of Object.keys(data)) {
+    for (const m of isConfigMapKey(key)) errs.push(invalid(`data[${key}]`, key, m));
+    total += Buffer.from(data[key]!, "base64").length;
   }
   if (total > MAX_CONFIG_DATA_BYTES) errs.push(tooLargeData("data"));
   for (const key of REQUIRED_KEYS[secret.type ?? "Opaque"] ?? []) {
@@ -109,6 +111,7 @@ export const SECRETS: ResourceDefinition = {
     prepareForCreate: (object) => mergeStringData(object as Secret),
     validate: (object) => ({ object, errors: validateSecret(object as Secret) }),
     prepareForUpdate: (next) => mergeStringData(next as Secret),
-    validateUpdate: (next, current) => [...validateSecret(next as Secret), ...validateSecretUpdate(next as Secret, current as Secret)],
+    // The REST layer has validated `next` as a whole already (ValidateSecretUpdate's ValidateSecret), so each problem is named once.
+    validateUpdate: (next, current) => validateSecretUpdate(next as Secret, current as Secret),
   },
 };

@@ -271,6 +271,17 @@ test("ConfigMaps: a bad key and more than 1 MiB are 422 with the API server's me
   assert.deepEqual([deleted.body["kind"], deleted.body["status"], deleted.body["details"]["name"]], ["Status", "Success", "cm"]);
 });
 
+test("an invalid update of a ConfigMap or a Secret names each problem once, as the API server's ValidateConfigMapUpdate and ValidateSecretUpdate do", async (t) => {
+  const { call } = await startApiServer(t);
+  for (const [path, body] of [["/api/v1/namespaces/default/configmaps", { data: { a: "x" } }], ["/api/v1/namespaces/default/secrets", { data: { a: "eA==" } }]] as const) {
+    assert.equal((await call("POST", path, { metadata: { name: "o" }, ...body })).code, 201);
+    const bad = await call("PUT", `${path}/o`, { metadata: { name: "o" }, data: { "bad key": body.data.a } });
+    assert.equal(bad.code, 422, JSON.stringify(bad.body));
+    assert.equal(bad.body["details"]["causes"].length, 1, JSON.stringify(bad.body["details"]["causes"]));
+    assert.equal(bad.body["message"].split("data[bad key]").length - 1, 1, bad.body["message"]);
+  }
+});
+
 test("Secrets: stringData is merged into data as base64 and not stored; bad base64 is a 400; the type defaults to Opaque", async (t) => {
   const { call } = await startApiServer(t);
   const SECRETS = "/api/v1/namespaces/default/secrets";

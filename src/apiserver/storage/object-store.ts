@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { ObjectMeta } from "../../api/types.js";
 import { systemClock, type Clock } from "../../util/clock.js";
+import { plainCopy } from "../../util/plain-copy.js";
 import { alreadyExists, conflict, notFound, preconditionFailed, tooOldResourceVersion } from "./store-errors.js";
 
 /** KubeObject is any stored object: kind, apiVersion and metadata, the rest opaque to the store. */
@@ -352,15 +353,10 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-/** frozenCopy is a deep copy that nobody can change: the store never shares a writer's objects. */
+/**
+ * frozenCopy is a deep copy that nobody can change: the store never shares a writer's objects.
+ * The copy is frozen as it is made (one walk, no second one to freeze).
+ */
 function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);
-  }
-  return value;
+  return plainCopy(value, true);
 }
