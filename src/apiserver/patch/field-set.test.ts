@@ -29,9 +29,16 @@ test("FieldSet renders fieldsV1 with '.' on members that have children, and pars
   assert.ok(!parsed.has([fieldElement("spec")]));
 });
 
+/** setOf builds a set holding the given member paths. */
+function setOf(paths: readonly (readonly string[])[]): FieldSet {
+  const set = new FieldSet();
+  for (const path of paths) set.insert(path);
+  return set;
+}
+
 test("FieldSet difference and union work on member paths", () => {
-  const a = FieldSet.fromPaths([["f:a"], ["f:b", "f:c"]]);
-  const b = FieldSet.fromPaths([["f:b", "f:c"], ["f:d"]]);
+  const a = setOf([["f:a"], ["f:b", "f:c"]]);
+  const b = setOf([["f:b", "f:c"], ["f:d"]]);
   assert.deepEqual(a.difference(b).paths(), [["f:a"]]);
   assert.deepEqual(a.union(b).paths(), [["f:a"], ["f:b", "f:c"], ["f:d"]]);
   assert.ok(a.hasAtOrBelow(["f:b"]));

@@ -112,13 +112,6 @@ export class FieldSet {
     return result;
   }
 
-  /** fromPaths builds a set holding the given member paths. */
-  static fromPaths(paths: readonly (readonly string[])[]): FieldSet {
-    const set = new FieldSet();
-    for (const path of paths) set.insert(path);
-    return set;
-  }
-
   /** toFieldsV1 renders the set in the `fieldsV1` JSON form. */
   toFieldsV1(): JsonObject {
     const encoded: JsonObject = {};
