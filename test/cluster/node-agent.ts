@@ -34,12 +34,13 @@ export class NodeAgent {
     readonly stateDir: string,
     readonly kubeletPort: number,
     private readonly extraArgs: readonly string[],
+    private readonly childEnv: Readonly<Record<string, string>>,
   ) {}
 
-  /** create makes the state directory; start() runs the agent. */
-  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = []): Promise<NodeAgent> {
+  /** create makes the state directory; start() runs the agent with `extraArgs`, and `childEnv` added to this process's environment. */
+  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = [], childEnv: Readonly<Record<string, string>> = {}): Promise<NodeAgent> {
     const dir = await mkdtemp(join(tmpdir(), `probelet-node-${nodeName}-`));
-    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs);
+    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs, childEnv);
   }
 
   /** start runs `probelet run --kubeconfig` for the node, logging into the state directory. */
@@ -51,7 +52,7 @@ export class NodeAgent {
       MAIN, "run", "--kubeconfig", kubeconfig, "--node-name", this.nodeName, "--state-dir", join(this.stateDir, "state"),
       "--listen", "127.0.0.1:0", "--kubelet-port", String(this.kubeletPort), "--client-ca-file", this.env.kubeletClientCa,
       "--log-level", "info", "--quiet", ...this.extraArgs,
-    ], { stdio: ["ignore", out, out] });
+    ], { stdio: ["ignore", out, out], env: { ...process.env, ...this.childEnv } });
     closeSync(out);
   }
 
