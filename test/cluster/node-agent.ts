@@ -56,9 +56,9 @@ export class NodeAgent {
     closeSync(out);
   }
 
-  /** pid of the running agent. */
+  /** pid of the running agent (undefined once it exited or a signal ended it). */
   get pid(): number | undefined {
-    return this.child?.exitCode === null ? this.child.pid : undefined;
+    return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
   }
 
   /** kill sends a signal and waits (at most 60 s) for the agent to exit. */

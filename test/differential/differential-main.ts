@@ -26,7 +26,7 @@ import { probeletNodeName, startKubeletNode, startProbeletNode, useControlPlane,
 import type { JsonObject } from "./normalize.js";
 import { NamespaceRecorder } from "./recorder.js";
 import { AGENT_DOWN, AGENT_KILL_AFTER, AGENT_KILL_AT, SCENARIOS, type Scenario } from "./scenarios.js";
-import { compareRecordings, DEFAULT_TOLERANCES, type Recording } from "./timeline-compare.js";
+import { compareRecordings, DEFAULT_TOLERANCES, differenceKind, type Recording } from "./timeline-compare.js";
 
 /** STAGGER_MS spaces the scenarios' creations, so sandboxes are not all made in the same second. */
 const STAGGER_MS = 1000;
@@ -261,6 +261,13 @@ async function main(): Promise<number> {
       different++;
       process.stdout.write(`${scenario.name}: ${differences.length} difference${differences.length === 1 ? "" : "s"}\n${differences.map((d) => `  - ${d}\n`).join("")}`);
     }
+  }
+  const kinds = new Map<string, Set<string>>();
+  for (const r of report) for (const d of r.differences) kinds.set(differenceKind(d), (kinds.get(differenceKind(d)) ?? new Set()).add(r.scenario));
+  const shared = [...kinds].filter(([, scenarios]) => scenarios.size > 1).sort((x, y) => y[1].size - x[1].size);
+  if (shared.length > 0) {
+    process.stdout.write("differences seen in more than one scenario:\n");
+    for (const [kind, scenarios] of shared) process.stdout.write(`  ${String(scenarios.size).padStart(2)} × ${kind.length > 300 ? `${kind.slice(0, 300)}…` : kind}\n`);
   }
   for (const s of sides) for (const e of s.recorder.errors) process.stdout.write(`recorder (${s.node.label}): ${e}\n`);
   process.stdout.write(`${options.scenarios.length - different} of ${options.scenarios.length} scenarios the same (${((Date.now() - t0) / 1000).toFixed(0)} s)\n`);

@@ -45,8 +45,9 @@ export interface Tolerances {
   timeAbsoluteMs: number;
   timeRelative: number;
   /**
-   * What one node did in the window's last this many milliseconds may be what the other does just
-   * after it: a state, milestone or event seen on one node only that began then is not a difference.
+   * What one node did in the window's last this many milliseconds (plus the time tolerance: the
+   * other may lag by that much) may be what the other does just after it: a state, milestone or
+   * event seen on one node only that began then is not a difference.
    */
   endGraceMs: number;
   /** Event occurrence counts may differ by this, or by countRelative of the larger. */
@@ -61,7 +62,7 @@ export interface Tolerances {
 export const DEFAULT_TOLERANCES: Tolerances = {
   transientMs: 2000,
   timeAbsoluteMs: 2500,
-  timeRelative: 0.1,
+  timeRelative: 0.2,
   endGraceMs: 8000,
   countAbsolute: 2,
   countRelative: 0.5,
@@ -83,6 +84,16 @@ function collapse(samples: readonly StatusSample[], windowMs: number): Collapsed
     else for (const f of s.fields) last.fields.add(f);
   }
   return runs.map((run, i) => ({ ...run, durationMs: (runs[i + 1]?.sample.t ?? windowMs) - run.sample.t }));
+}
+
+/**
+ * looseKey is a state with every container's waiting reason and message taken out. Between two
+ * syncs the kubelet shows a restarting container waiting with the last sync's error
+ * (PostStartHookError, RunContainerError…) or with CrashLoopBackOff, depending on how many syncs
+ * its PLEG events caused; two kubelets differ on it (the self-check).
+ */
+function looseKey(key: string): string {
+  return key.replace(/waiting\((\w*)(, "(?:[^"\\]|\\.)*")?\)/g, "waiting(*)");
 }
 
 /** lcs pairs equal keys of two lists in order (longest common subsequence). */
@@ -164,6 +175,7 @@ export function compareRecordings(names: readonly [string, string], a: Recording
   // What began after `late` on one node only may come just after the window on the other.
   const late = end - tol.endGraceMs;
   const timeTol = (t: number): number => tol.timeAbsoluteMs + tol.timeRelative * t;
+  const isLate = (t: number): boolean => t > late - timeTol(t);
   const inWindow = <T extends { t: number }>(list: readonly T[]): T[] => list.filter((x) => x.t <= end);
 
   // Statuses: align, then report what one side stored and the other did not, unless short-lived
@@ -173,14 +185,19 @@ export function compareRecordings(names: readonly [string, string], a: Recording
   const pairs = lcs(ca.map((c) => c.sample.key), cb.map((c) => c.sample.key));
   const matchedA = new Set(pairs.map(([i]) => i));
   const matchedB = new Set(pairs.map(([, j]) => j));
-  const unmatched = (list: Collapsed[], matched: Set<number>, name: string): void => {
+  const unmatched = (list: Collapsed[], matched: Set<number>, other: Collapsed[], name: string): void => {
     list.forEach((c, i) => {
-      if (matched.has(i) || c.durationMs < tol.transientMs || c.sample.t > late) return;
+      if (matched.has(i) || c.durationMs < tol.transientMs || isLate(c.sample.t)) return;
+      // The same state but for a waiting reason, on the other node at about the same time.
+      const from = c.sample.t - timeTol(c.sample.t);
+      const to = c.sample.t + c.durationMs + timeTol(c.sample.t);
+      const loose = looseKey(c.sample.key);
+      if (other.some((o) => o.sample.t <= to && o.sample.t + o.durationMs >= from && looseKey(o.sample.key) === loose)) return;
       diffs.push(`status only on ${name} at ${seconds(c.sample.t)} for ${seconds(c.durationMs)}: ${c.sample.key}`);
     });
   };
-  unmatched(ca, matchedA, names[0]);
-  unmatched(cb, matchedB, names[1]);
+  unmatched(ca, matchedA, cb, names[0]);
+  unmatched(cb, matchedB, ca, names[1]);
 
   // Times of Ready, restarts and the end.
   const ma = milestones(inWindow(a.statuses));
@@ -190,13 +207,13 @@ export function compareRecordings(names: readonly [string, string], a: Recording
     const other = byName.get(m.name);
     byName.delete(m.name);
     if (other === undefined) {
-      if (m.t <= late) diffs.push(`${m.name} only on ${names[0]} (at ${seconds(m.t)})`);
+      if (!isLate(m.t)) diffs.push(`${m.name} only on ${names[0]} (at ${seconds(m.t)})`);
     } else if (Math.abs(m.t - other.t) > Math.max(timeTol(m.t), timeTol(other.t))) {
       diffs.push(`${m.name} at ${seconds(m.t)} on ${names[0]}, ${seconds(other.t)} on ${names[1]}`);
     }
   }
   for (const m of byName.values()) {
-    if (m.t <= late) diffs.push(`${m.name} only on ${names[1]} (at ${seconds(m.t)})`);
+    if (!isLate(m.t)) diffs.push(`${m.name} only on ${names[1]} (at ${seconds(m.t)})`);
   }
 
   // Events: occurrences per type, reason and message, and when each was first seen.
@@ -216,20 +233,35 @@ export function compareRecordings(names: readonly [string, string], a: Recording
     const nb = eb.get(key);
     if (na === undefined || nb === undefined) {
       const only = (na ?? nb)!;
-      if (only.first <= late) diffs.push(`event only on ${na === undefined ? names[1] : names[0]} (×${only.n}): ${key}`);
+      if (!isLate(only.first)) diffs.push(`event only on ${na === undefined ? names[1] : names[0]} (×${only.n}): ${key}`);
     } else if (Math.abs(na.n - nb.n) > Math.max(tol.countAbsolute, tol.countRelative * Math.max(na.n, nb.n))) {
       diffs.push(`event ×${na.n} on ${names[0]}, ×${nb.n} on ${names[1]}: ${key}`);
     }
   }
 
-  // Which status fields each node stores for the same state.
+  // Which status fields each node stores: a field a node stored in a state both reached, that the
+  // other never stored in the window (when a field first appears differs between two kubelets).
+  const everA = new Set(ca.flatMap((c) => [...c.fields]));
+  const everB = new Set(cb.flatMap((c) => [...c.fields]));
   const onlyA = new Set<string>();
   const onlyB = new Set<string>();
   for (const [i, j] of pairs) {
-    for (const f of ca[i]!.fields) if (!cb[j]!.fields.has(f)) onlyA.add(f);
-    for (const f of cb[j]!.fields) if (!ca[i]!.fields.has(f)) onlyB.add(f);
+    for (const f of ca[i]!.fields) if (!everB.has(f)) onlyA.add(f);
+    for (const f of cb[j]!.fields) if (!everA.has(f)) onlyB.add(f);
   }
   if (onlyA.size > 0) diffs.push(`fields only on ${names[0]}: ${[...onlyA].sort().join(", ")}`);
   if (onlyB.size > 0) diffs.push(`fields only on ${names[1]}: ${[...onlyB].sort().join(", ")}`);
   return diffs;
+}
+
+/**
+ * differenceKind is a difference without its counts and times, so the same kind of difference
+ * in several scenarios can be counted once ("event only on probelet (×n): Normal Created …").
+ */
+export function differenceKind(difference: string): string {
+  return difference
+    .replace(/×\d+/g, "×n")
+    .replace(/\b\d+(\.\d+)? s\b/g, "t")
+    .replace(/ #\d+/g, " #n")
+    .replace(/ in pod [^ ]+$/, " in pod …");
 }
