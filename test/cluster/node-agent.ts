@@ -35,12 +35,17 @@ export class NodeAgent {
     readonly kubeletPort: number,
     private readonly extraArgs: readonly string[],
     private readonly childEnv: Readonly<Record<string, string>>,
+    private readonly nodeArgs: readonly string[],
   ) {}
 
-  /** create makes the state directory; start() runs the agent with `extraArgs`, and `childEnv` added to this process's environment. */
-  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = [], childEnv: Readonly<Record<string, string>> = {}): Promise<NodeAgent> {
+  /**
+   * create makes the state directory; start() runs the agent with `extraArgs`, `childEnv` added to
+   * this process's environment, and `nodeArgs` for node itself (e.g. --cpu-prof, which NODE_OPTIONS
+   * may not carry).
+   */
+  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = [], childEnv: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<NodeAgent> {
     const dir = await mkdtemp(join(tmpdir(), `probelet-node-${nodeName}-`));
-    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs, childEnv);
+    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs, childEnv, nodeArgs);
   }
 
   /** start runs `probelet run --kubeconfig` for the node, logging into the state directory. */
@@ -49,7 +54,7 @@ export class NodeAgent {
     if (kubeconfig === undefined) throw new Error(`the control plane has no kubeconfig for node ${this.nodeName}`);
     const out = openSync(join(this.stateDir, "agent.log"), "a");
     this.child = spawn(process.execPath, [
-      MAIN, "run", "--kubeconfig", kubeconfig, "--node-name", this.nodeName, "--state-dir", join(this.stateDir, "state"),
+      ...this.nodeArgs, MAIN, "run", "--kubeconfig", kubeconfig, "--node-name", this.nodeName, "--state-dir", join(this.stateDir, "state"),
       "--listen", "127.0.0.1:0", "--kubelet-port", String(this.kubeletPort), "--client-ca-file", this.env.kubeletClientCa,
       "--log-level", "info", "--quiet", ...this.extraArgs,
     ], { stdio: ["ignore", out, out], env: { ...process.env, ...this.childEnv } });

@@ -66,8 +66,8 @@ export interface ProbeletNodeOptions {
   /** A node name the control plane has a kubeconfig for. */
   node: string;
   subnet: string;
-  /** Added to the agent's environment (e.g. NODE_OPTIONS for a CPU profile). */
-  childEnv?: Readonly<Record<string, string>>;
+  /** Arguments for node itself before the agent's script (e.g. --cpu-prof). */
+  nodeArgs?: readonly string[];
   /** Called with the agent's PID each time it starts (e.g. to move it into an accounting cgroup). */
   onStart?: (pid: number) => void;
 }
@@ -76,7 +76,7 @@ export interface ProbeletNodeOptions {
 export async function startProbeletNode(label: string, cp: ControlPlaneEnv, options: ProbeletNodeOptions): Promise<PairedNode> {
   const cri = runContainerdScript("start", options.criDir, 180_000, { PROBELET_CRI_CNI: "1", PROBELET_CRI_SUBNET: options.subnet, PROBELET_CRI_NODE_IMAGE: "1" });
   const socket = cri["PROBELET_CRI_SOCKET"]!;
-  const agent = await NodeAgent.create(cp, options.node, ["--runtime", "cri", "--cri-socket", socket], { ...options.childEnv, PROBELET_CRI_CGROUP_PARENT: cri["PROBELET_CRI_CGROUP_PARENT"]! });
+  const agent = await NodeAgent.create(cp, options.node, ["--runtime", "cri", "--cri-socket", socket], { PROBELET_CRI_CGROUP_PARENT: cri["PROBELET_CRI_CGROUP_PARENT"]! }, options.nodeArgs ?? []);
   const start = (): void => {
     agent.start();
     if (agent.pid !== undefined) options.onStart?.(agent.pid);
