@@ -26,6 +26,10 @@
 #   PROBELET_ANCHOR_NODE=NAME      the Node's name (default kubelet-anchor)
 #   PROBELET_ANCHOR_SUBNET=CIDR    its containerd's pod subnet (default 10.244.90.0/24)
 #   PROBELET_ANCHOR_V=N            the kubelet's log verbosity (default 2)
+#   PROBELET_ANCHOR_SCHEDULABLE=1  register without the taint probelet.dev/kubelet-anchor:NoSchedule
+#                                  (default 0: only pods pinned with spec.nodeName, or tolerating it,
+#                                  land there, so other suites' Deployments on a shared control
+#                                  plane never do)
 #
 # What the kubelet does to the host, and what this script does about it:
 #   - it sets six kernel settings at start (container_manager_linux.go setupKernelTunables): their
@@ -51,6 +55,7 @@ RUN_DIR=${RUN_DIR%/}
 NODE=${PROBELET_ANCHOR_NODE:-kubelet-anchor}
 SUBNET=${PROBELET_ANCHOR_SUBNET:-10.244.90.0/24}
 VERBOSITY=${PROBELET_ANCHOR_V:-2}
+SCHEDULABLE=${PROBELET_ANCHOR_SCHEDULABLE:-0}
 CP_DIR=${PROBELET_CP_DIR:-/tmp/probelet-cp}
 CP_DIR=${CP_DIR%/}
 CRI_DIR="$RUN_DIR/cri"
@@ -280,6 +285,9 @@ resolvConf: /etc/resolv.conf
 podLogsDir: $RUN_DIR/pod-logs
 volumePluginDir: $RUN_DIR/volume-plugins
 EOF
+  if [ "$SCHEDULABLE" != 1 ]; then
+    printf 'registerWithTaints:\n- {key: probelet.dev/kubelet-anchor, effect: NoSchedule}\n' >>"$RUN_DIR/config.yaml"
+  fi
 }
 
 # launch_kubelet: the kubelet detached from our stdout, logging to kubelet.log.

@@ -100,8 +100,9 @@ test("the kubelet anchor joins as its own node, runs a pod, comes back after kil
     try {
       const env = await startAnchor(options);
       assert.equal(readFileSync("/proc/sys/kernel/panic", "utf8").trim(), "10", "the kubelet sets kernel.panic at start");
-      const node = await adminJson<{ status: { nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string }; conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] } }>(cp, ["get", "node", options.node]);
+      const node = await adminJson<{ spec: { taints?: { key: string; effect: string }[] }; status: { nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string }; conditions: { type: string; status: string }[]; addresses: { type: string; address: string }[] } }>(cp, ["get", "node", options.node]);
       assert.equal(node.status.nodeInfo.kubeletVersion, "v1.37.2");
+      assert.deepEqual(node.spec.taints, [{ key: "probelet.dev/kubelet-anchor", effect: "NoSchedule" }], "only pinned pods land on the anchor");
       assert.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
       assert.equal(node.status.conditions.find((c) => c.type === "Ready")?.status, "True");
       const nodeIp = node.status.addresses.find((a) => a.type === "InternalIP")!.address;

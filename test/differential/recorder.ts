@@ -3,7 +3,7 @@
 // occurrence with the time it arrived (performance.now, milliseconds).
 import { performance } from "node:perf_hooks";
 import type { ApiClient } from "../../src/cluster/api-client.js";
-import { eventKey, fieldPaths, podState, stateKey, type Json, type JsonObject, type Side } from "./normalize.js";
+import { eventKey, fieldPaths, NOT_COMPARED_EVENTS, podState, stateKey, type Json, type JsonObject, type Side } from "./normalize.js";
 import type { EventSample, Recording, StatusSample } from "./timeline-compare.js";
 
 /** RawPodSample is a pod as one watch event delivered it. */
@@ -136,7 +136,10 @@ export class NamespaceRecorder {
         fields: s.deleted ? [] : fieldPaths(status as Json),
       };
     });
-    const events: EventSample[] = (this.events.get(name) ?? []).filter((e) => e.at - t0 <= windowMs).map((e) => ({ t: e.at - t0, key: eventKey(e.event, this.side), occurrences: e.occurrences }));
+    const events: EventSample[] = (this.events.get(name) ?? [])
+      .filter((e) => e.at - t0 <= windowMs)
+      .map((e) => ({ t: e.at - t0, key: eventKey(e.event, this.side), occurrences: e.occurrences }))
+      .filter((e) => !NOT_COMPARED_EVENTS.some((re) => re.test(e.key)));
     return { statuses, events, windowMs };
   }
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { eventKey, fieldPaths, normalizeText, podState, stateKey, type JsonObject, type Side } from "./normalize.js";
-import { compareRecordings, differenceKind, type Recording, type StatusSample } from "./timeline-compare.js";
+import { compareRecordings, DEFAULT_TOLERANCES, differenceKind, type Recording, type StatusSample } from "./timeline-compare.js";
 
 const NAMES = ["kubelet", "probelet"] as const;
 
@@ -34,10 +34,10 @@ test("a state or event one node reached only in the window's last 8 s is not a d
   assert.deepEqual(compareRecordings(NAMES, a, recording([sample(0, "Running")], 60_000)), []);
 });
 
-test("a restart later than the tolerance (2.5 s + 20% of its time) is reported with both times", () => {
+test("a restart later than the tolerance (4 s + 20% of its time) is reported with both times", () => {
   const a = recording([sample(0, "Running", { restarts: { c: 0 } }), sample(15_800, "Running restarted", { restarts: { c: 1 } })]);
   const near = recording([sample(0, "Running", { restarts: { c: 0 } }), sample(19_000, "Running restarted", { restarts: { c: 1 } })]);
-  assert.deepEqual(compareRecordings(NAMES, a, near), [], "3.2 s apart at 16-19 s is within 2.5 s + 3.8 s");
+  assert.deepEqual(compareRecordings(NAMES, a, near), [], "3.2 s apart at 16-19 s is within 4 s + 3.8 s");
   const far = recording([sample(0, "Running", { restarts: { c: 0 } }), sample(25_000, "Running restarted", { restarts: { c: 1 } })]);
   assert.deepEqual(compareRecordings(NAMES, a, far), ["restart c #1 at 15.8 s on kubelet, 25.0 s on probelet"]);
 });
@@ -137,4 +137,13 @@ test("fieldPaths leaves out the pod-level status.resources two kubelets differ o
 test("differenceKind takes out counts, times and numbers so one kind of difference is counted once", () => {
   assert.equal(differenceKind("event ×3 on kubelet, ×19 on probelet: Warning BackOff (spec.containers{c}): Back-off restarting failed container c in pod crash-loop_<ns>(<uid>)"), "event ×n on kubelet, ×n on probelet: Warning BackOff (spec.containers{c}): Back-off restarting failed container c in pod …");
   assert.equal(differenceKind("restart c #2 at 22.5 s on kubelet, 31.5 s on probelet"), "restart c #n at t on kubelet, t on probelet");
+});
+
+test("with sequence false, only which milestones both nodes reached is compared", () => {
+  const a = recording([sample(0, "Running", { restarts: { c: 0 } }), sample(15_000, "Running restarted", { restarts: { c: 1 } })]);
+  const b = recording([sample(0, "Running", { restarts: { c: 0 } }), sample(20_000, "Waiting", { restarts: { c: 0 } }), sample(30_000, "Running restarted", { restarts: { c: 1 } })]);
+  assert.deepEqual(compareRecordings(NAMES, a, b, { ...DEFAULT_TOLERANCES, sequence: false }), []);
+  assert.deepEqual(compareRecordings(NAMES, a, b), ["status only on probelet at 20.0 s for 10.0 s: Waiting", "restart c #1 at 15.0 s on kubelet, 30.0 s on probelet"]);
+  const never = recording([sample(0, "Running", { restarts: { c: 0 } })]);
+  assert.deepEqual(compareRecordings(NAMES, a, never, { ...DEFAULT_TOLERANCES, sequence: false }), ["restart c #1 only on kubelet (at 15.0 s)"]);
 });
