@@ -45,6 +45,9 @@ function log(message: string): void {
   process.stderr.write(`bench:node: ${message}\n`);
 }
 
+/** NotReadyError is a run whose pods did not all get Ready: the pair is left out and reported. */
+class NotReadyError extends Error {}
+
 /** Measured is one agent's run of n pods. */
 interface Measured {
   agent: string;
@@ -77,11 +80,15 @@ async function withPods<T>(client: ApiClient, node: PairedNode, n: number, body:
     for (let i = 0; i < n; i += 10) {
       await Promise.all(Array.from({ length: Math.min(10, n - i) }, (_, k) => client.request("POST", `/api/v1/namespaces/${namespace}/pods`, { body: benchPod(i + k, namespace, node.nodeName) })));
     }
+    type Listed = { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[]; containerStatuses?: { state?: Record<string, { reason?: string } | undefined>; restartCount?: number }[] } };
     for (;;) {
-      const list = await client.request<{ items: { status?: { conditions?: { type: string; status: string }[] } }[] }>("GET", `/api/v1/namespaces/${namespace}/pods`);
-      const ready = list.items.filter((p) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")).length;
-      if (ready === n) break;
-      if (performance.now() - t0 > READY_TIMEOUT_MS) throw new Error(`${node.label}: ${ready} of ${n} pods Ready after ${READY_TIMEOUT_MS / 1000} s`);
+      const list = await client.request<{ items: Listed[] }>("GET", `/api/v1/namespaces/${namespace}/pods`);
+      const unready = list.items.filter((p) => !(p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false));
+      if (list.items.length === n && unready.length === 0) break;
+      if (performance.now() - t0 > READY_TIMEOUT_MS) {
+        const why = unready.map((p) => `${p.metadata.name} ${JSON.stringify(p.status?.containerStatuses?.map((c) => ({ state: c.state, restarts: c.restartCount })) ?? [])}`);
+        throw new NotReadyError(`${node.label}: ${n - unready.length} of ${n} pods Ready after ${READY_TIMEOUT_MS / 1000} s; not Ready: ${why.join("; ")}`);
+      }
       await delay(2000);
     }
     return await body((performance.now() - t0) / 1000);
@@ -238,16 +245,24 @@ async function main(): Promise<number> {
     log(`nodes ${kubelet.nodeName} and ${probelet.nodeName} Ready; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 
     const results: { pods: number; probesPerSecond: number; pairs: PairResult[]; cpu: ReturnType<typeof summary>; rss: ReturnType<typeof summary>; anon: ReturnType<typeof summary> }[] = [];
+    const notReady: { pods: number; pair: number; message: string }[] = [];
     for (const n of podCounts) {
       const pairs: PairResult[] = [];
       for (let p = 0; p < flags.pairs; p++) {
         // The first of each pair alternates, so neither agent always runs on the warmer machine.
         const order = p % 2 === 0 ? (["kubelet", "probelet"] as const) : (["probelet", "kubelet"] as const);
         const got: Partial<Record<"kubelet" | "probelet", Measured>> = {};
-        for (const which of order) {
-          got[which] = which === "kubelet"
-            ? await runOnce(client, kubelet, kubeletCg, n, flags.settle, flags.window)
-            : await runOnce(client, probelet, probeletCg, n, flags.settle, flags.window);
+        try {
+          for (const which of order) {
+            got[which] = which === "kubelet"
+              ? await runOnce(client, kubelet, kubeletCg, n, flags.settle, flags.window)
+              : await runOnce(client, probelet, probeletCg, n, flags.settle, flags.window);
+          }
+        } catch (err) {
+          if (!(err instanceof NotReadyError)) throw err;
+          log(`${n} pods, pair ${p + 1} left out: ${err.message}`);
+          notReady.push({ pods: n, pair: p + 1, message: err.message });
+          continue;
         }
         const pair = { kubelet: got.kubelet!, probelet: got.probelet!, cpuRatio: ratio(got.probelet!.cpuSeconds, got.kubelet!.cpuSeconds), rssRatio: ratio(got.probelet!.rssMeanMiB, got.kubelet!.rssMeanMiB), anonRatio: ratio(got.probelet!.anonMeanMiB, got.kubelet!.anonMeanMiB) };
         pairs.push(pair);
@@ -276,7 +291,8 @@ async function main(): Promise<number> {
         if (ms > 0) process.stdout.write(`  ${name.padEnd(42)} ${(ms / 1000).toFixed(2).padStart(6)} s  ${((100 * ms) / profile.busyMs).toFixed(1).padStart(5)}%\n`);
       }
     }
-    writeFileSync(out, JSON.stringify({ flags, load: loadavg(), results, profile }, null, 1), { mode: 0o600 });
+    for (const f of notReady) process.stdout.write(`left out: ${f.pods} pods, pair ${f.pair}: ${f.message}\n`);
+    writeFileSync(out, JSON.stringify({ flags, load: loadavg(), results, notReady, profile }, null, 1), { mode: 0o600 });
     log(`results in ${out}`);
     return 0;
   } finally {
