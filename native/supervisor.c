@@ -11,7 +11,7 @@
  * exit is recorded in the state file (atomically: a temporary file, then rename), then it exits.
  *
  * Protocol (src/runtime/process/supervisor-protocol.ts is the other side):
- *   stdin  = "probelet-supervisor/3" NUL, then NUL-terminated fields: log path ("" = no log),
+ *   stdin  = "probelet-supervisor/4" NUL, then NUL-terminated fields: log path ("" = no log),
  *            state file path, working dir, executable path, max line size (decimal),
  *            argc (decimal), argv..., envc (decimal), "K=V" env entries..., then mount fields
  *            (decimal count, a multiple of 3): host path, container path, "ro" or "rw" for each
@@ -21,16 +21,34 @@
  *            empty directories, or empty files for a file source), read-only ones remounted
  *            MS_RDONLY. Last, the network namespace: "" (the agent's) or the absolute path of a
  *            bind-mounted namespace file, which the container joins (setns CLONE_NEWNET) before
- *            anything else, as runc joins a pod's netns path.
+ *            anything else, as runc joins a pod's netns path. Then the container's world
+ *            (securityContext, see apply_world): uid ("" = the supervisor's own uid, gid and
+ *            groups), gid, the supplementary groups (decimal count, then one decimal gid each),
+ *            the capability set to keep ("" = unchanged, else hexadecimal bits: the bounding set
+ *            and, for uid 0, the permitted and effective sets) and no_new_privs ("0" or "1").
  *   stdout = one line: "started <pid>\n", or "error <errno>\n" (the exec failed; nothing runs),
  *            "mounterror <errno>\n" (a mount failed; nothing runs),
  *            "netnserror <errno>\n" (the network namespace cannot be joined; nothing runs),
+ *            "usererror <errno>\n" (the user, groups, capabilities or no_new_privs cannot be
+ *            applied; nothing runs), "chdirerror <errno>\n" (the working directory cannot be
+ *            entered as the container's user; nothing runs),
  *            "logerror <errno>\n" (the log file cannot be opened), or "invalid <what>\n" (bad spec)
  * Memory is bounded: the spec (MAX_SPEC), one read chunk, one output buffer, and at most
  * max line size + 2 bytes of an unfinished line per stream.
  *   state  = "code=<exit code>\n" or "signal=<signal number>\n", then "finished_at_ns=<unix ns>\n"
  * The agent stops a container by signalling its process group itself; SIGTERM or SIGINT sent to
- * the supervisor is forwarded to the group.
+ * the supervisor is forwarded to the group. SIGHUP reopens the log file at its path (CRI
+ * ReopenContainerLog: the agent renamed it to rotate it); supervisors of protocol 3 ignore it.
+ *
+ * Exec mode: "probelet-supervisor enter PID START_TICKS JOIN UID GID GROUPS CAPS NNP CWD FILE
+ * ARGV0 [ARG...]" runs FILE in the world of the running container whose leader is PID (checked
+ * against its start time in /proc, so a recycled PID is never entered): it joins the leader's
+ * mount and/or network namespace (JOIN: "mnt", "net", "mnt,net" or "-"), takes the container's
+ * user, groups (comma-separated, "-" for none), capabilities (hexadecimal, "-" unchanged) and
+ * no_new_privs ("1"), changes to CWD inside that world and execs FILE with the environment it was
+ * given, as runc exec does for kubectl exec and exec probes. UID and GID are "-" to keep them.
+ * A failure before the exec prints "probelet-supervisor: <step>: <error>" on stderr and exits
+ * 126 (127 when FILE is missing), as a shell does for a command it cannot run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,8 +59,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -50,7 +71,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC "probelet-supervisor/3"
+#define MAGIC "probelet-supervisor/4"
 #define MAX_SPEC (8u << 20)
 #define MAX_ITEMS 65536
 #define MAX_LINE_LIMIT (1u << 20)
@@ -206,12 +227,36 @@ static void pump(stream_t *s) {
   flush_out();
 }
 
+/* world_t is who a container's processes run as and what they may do (its securityContext), the
+ * same for the container and for every exec into it. */
+typedef struct {
+  int set_user;        /* 0: keep the supervisor's uid, gid and supplementary groups */
+  uid_t uid;
+  gid_t gid;
+  gid_t *groups;       /* the supplementary groups, when set_user */
+  size_t ngroups;
+  int set_caps;        /* 0: keep the capability sets as they are */
+  uint64_t caps;       /* the capabilities kept (bit n = capability n) */
+  int no_new_privs;
+} world_t;
+
+/* reopen_log closes the log and opens its path again (the agent renamed the file to rotate it). A
+ * log that cannot be opened again drops later output until the next successful reopen. */
+static void reopen_log(const char *path) {
+  if (path[0] == '\0') return;
+  flush_out();
+  if (log_fd >= 0) close(log_fd);
+  log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+  log_broken = log_fd < 0;
+}
+
 /* spec_t is the parsed stdin spec; every string points into the spec buffer. */
 typedef struct {
   const char *log_path, *state_path, *cwd, *file;
   char **argv, **envp;
   char **mounts; /* triples: host path, container path, "ro" | "rw" */
   const char *netns; /* "" or the namespace file to join */
+  world_t world;
 } spec_t;
 
 static char *spec_buf;
@@ -234,6 +279,52 @@ static int parse_count(const char *text, unsigned long limit, unsigned long *out
   if (errno != 0 || *end != '\0' || v > limit || text[0] == '-') return -1;
   *out = v;
   return 0;
+}
+
+/* parse_id reads a uid or gid: a decimal below 2^31 (the API server's range for runAsUser). */
+static int parse_id(const char *text, unsigned int *out) {
+  unsigned long v;
+  if (parse_count(text, 0x7fffffffUL, &v) != 0) return -1;
+  *out = (unsigned int)v;
+  return 0;
+}
+
+/* parse_caps reads a capability set: 1 to 16 hexadecimal digits. */
+static int parse_caps(const char *text, uint64_t *out) {
+  size_t n = text ? strlen(text) : 0;
+  if (n == 0 || n > 16 || strspn(text, "0123456789abcdef") != n) return -1;
+  *out = strtoull(text, NULL, 16);
+  return 0;
+}
+
+/* parse_world reads the world fields of a spec (uid "" = keep the supervisor's identity). */
+static const char *parse_world(world_t *w, const char *uid, const char *gid, char **groups, const char *caps, const char *nnp) {
+  memset(w, 0, sizeof *w);
+  if (!uid || !gid || !groups || !caps || !nnp) return "world";
+  if (uid[0] != '\0') {
+    unsigned int u, g;
+    if (parse_id(uid, &u) != 0 || parse_id(gid, &g) != 0) return "user";
+    w->set_user = 1;
+    w->uid = u;
+    w->gid = g;
+    while (groups[w->ngroups]) w->ngroups++;
+    w->groups = calloc(w->ngroups + 1, sizeof *w->groups);
+    if (!w->groups) return "memory";
+    for (size_t i = 0; i < w->ngroups; i++) {
+      unsigned int v;
+      if (parse_id(groups[i], &v) != 0) return "groups";
+      w->groups[i] = v;
+    }
+  } else if (gid[0] != '\0' || groups[0]) {
+    return "user";
+  }
+  if (caps[0] != '\0') {
+    if (parse_caps(caps, &w->caps) != 0) return "capabilities";
+    w->set_caps = 1;
+  }
+  if (strcmp(nnp, "0") != 0 && strcmp(nnp, "1") != 0) return "no_new_privs";
+  w->no_new_privs = nnp[0] == '1';
+  return NULL;
 }
 
 static char **read_list(unsigned long min) {
@@ -291,6 +382,11 @@ static const char *read_spec(spec_t *spec) {
   }
   spec->netns = next_field();
   if (!spec->netns || (spec->netns[0] != '\0' && spec->netns[0] != '/')) return "netns";
+  const char *uid = next_field(), *gid = next_field();
+  char **groups = read_list(0);
+  const char *caps = next_field(), *nnp = next_field();
+  const char *bad = parse_world(&spec->world, uid, gid, groups, caps, nnp);
+  if (bad) return bad;
   if (spec_at != spec_len) return "trailing data";
   return NULL;
 }
@@ -382,13 +478,61 @@ static int join_netns(const spec_t *spec) {
   return err;
 }
 
+/* last_cap is the highest capability this kernel knows (/proc/sys/kernel/cap_last_cap). */
+static int last_cap(void) {
+  int cap = 40;
+  int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    char text[16] = {0};
+    if (read(fd, text, sizeof text - 1) > 0) cap = atoi(text);
+    close(fd);
+  }
+  return cap > 0 && cap < 64 ? cap : 40;
+}
+
+/* apply_world makes the calling process the container's user with its capabilities, as runc's
+ * init does (finalizeNamespace): the bounding set first, then groups, gid and uid, then the
+ * permitted and effective sets (a uid other than 0 has none left after setuid, as with
+ * containerd), then no_new_privs. 0 or an errno; *step names what failed. */
+static int apply_world(const world_t *w, const char **step) {
+  if (w->set_caps) {
+    *step = "capabilities";
+    int last = last_cap();
+    for (int cap = 0; cap <= last; cap++) {
+      if (w->caps & (1ULL << cap)) continue;
+      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+    }
+  }
+  if (w->set_user) {
+    *step = "user";
+    if (setgroups(w->ngroups, w->groups) != 0) return errno;
+    if (setresgid(w->gid, w->gid, w->gid) != 0) return errno;
+    if (setresuid(w->uid, w->uid, w->uid) != 0) return errno;
+  }
+  if (w->set_caps) {
+    *step = "capabilities";
+    uint64_t keep = geteuid() == 0 ? w->caps : 0;
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    data[0].effective = data[0].permitted = (uint32_t)keep;
+    data[1].effective = data[1].permitted = (uint32_t)(keep >> 32);
+    if (syscall(SYS_capset, &header, data) != 0) return errno;
+  }
+  if (w->no_new_privs) {
+    *step = "no_new_privs";
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  }
+  return 0;
+}
+
 /* report_t is what a child that could not exec tells its supervisor: the step and its errno. */
 typedef struct {
   int stage; /* STAGE_* */
   int err;
 } report_t;
 
-enum { STAGE_EXEC, STAGE_MOUNT, STAGE_NETNS };
+enum { STAGE_EXEC, STAGE_MOUNT, STAGE_NETNS, STAGE_USER, STAGE_CHDIR };
 
 static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   sigset_t none;
@@ -400,7 +544,12 @@ static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   if (setsid() < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) report.err = errno;
   if (!report.err && (report.err = join_netns(spec)) != 0) report.stage = STAGE_NETNS;
   if (!report.err && (report.err = setup_mounts(spec)) != 0) report.stage = STAGE_MOUNT;
-  if (!report.err && chdir(spec->cwd) != 0) report.err = errno;
+  const char *step = "";
+  if (!report.err && (report.err = apply_world(&spec->world, &step)) != 0) report.stage = STAGE_USER;
+  if (!report.err && chdir(spec->cwd) != 0) {
+    report.err = errno;
+    report.stage = STAGE_CHDIR;
+  }
   if (!report.err) {
     execve(spec->file, spec->argv, spec->envp);
     report.err = errno;
@@ -409,7 +558,93 @@ static void child_exec(const spec_t *spec, int out_w, int err_w, int report_w) {
   _exit(127);
 }
 
-int main(void) {
+/* enter_fail says on stderr why an exec into a container did not start; returns the exit status. */
+static int enter_fail(const char *step, int err) {
+  char text[256];
+  int n = snprintf(text, sizeof text, "probelet-supervisor: %s: %s\n", step, strerror(err));
+  if (n > 0) (void)write_all(2, text, (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
+  return err == ENOENT && strcmp(step, "exec") == 0 ? 127 : 126;
+}
+
+/* start_ticks_at reads a process's start time (field 22 of stat) through its /proc directory. */
+static long long start_ticks_at(int dir) {
+  int fd = openat(dir, "stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+  if (!p || p[1] != ' ') return -1;
+  p += 2; /* field 3 */
+  for (int field = 3; field < 22; field++) {
+    p = strchr(p, ' ');
+    if (!p) return -1;
+    p++;
+  }
+  char *end;
+  long long ticks = strtoll(p, &end, 10);
+  return end == p ? -1 : ticks;
+}
+
+/* split_list cuts a comma-separated argument into a NULL-terminated list ("-" is the empty list). */
+static char **split_list(char *text) {
+  size_t n = 0;
+  if (strcmp(text, "-") != 0) {
+    n = 1;
+    for (const char *c = text; *c; c++) n += *c == ',';
+  }
+  char **list = calloc(n + 1, sizeof *list);
+  if (!list || n == 0) return list;
+  size_t i = 0;
+  for (char *part = strtok(text, ","); part && i < n; part = strtok(NULL, ",")) list[i++] = part;
+  return list;
+}
+
+/* enter runs a command in a running container's world (the exec mode described at the top). */
+static int enter(int argc, char **argv) {
+  if (argc < 11) return enter_fail("usage", EINVAL);
+  unsigned long pid;
+  if (parse_count(argv[0], 0x7fffffffUL, &pid) != 0 || pid == 0) return enter_fail("container pid", EINVAL);
+  const char *join = argv[2], *cwd = argv[8], *file = argv[9];
+  int want_mnt = strcmp(join, "mnt") == 0 || strcmp(join, "mnt,net") == 0;
+  int want_net = strcmp(join, "net") == 0 || strcmp(join, "mnt,net") == 0;
+  if (!want_mnt && !want_net && strcmp(join, "-") != 0) return enter_fail("namespaces", EINVAL);
+  world_t world;
+  char *none[] = {NULL};
+  char **groups = split_list(argv[5]);
+  const char *uid = strcmp(argv[3], "-") == 0 ? "" : argv[3], *gid = strcmp(argv[4], "-") == 0 ? "" : argv[4];
+  const char *caps = strcmp(argv[6], "-") == 0 ? "" : argv[6];
+  if (!groups || parse_world(&world, uid, gid, uid[0] ? groups : none, caps, argv[7]) != NULL) return enter_fail("security context", EINVAL);
+  /* The leader's /proc directory, held open: if the PID is recycled after the start time matched,
+   * the directory still names the old (gone) process and its namespaces cannot be opened. */
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%lu", pid);
+  int dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return enter_fail("container", ESRCH);
+  char *end;
+  long long want = strtoll(argv[1], &end, 10);
+  if (*end != '\0' || start_ticks_at(dir) != want) return enter_fail("container", ESRCH);
+  int net = -1, mnt = -1;
+  if (want_net && (net = openat(dir, "ns/net", O_RDONLY | O_CLOEXEC)) < 0) return enter_fail("network namespace", errno);
+  if (want_mnt && (mnt = openat(dir, "ns/mnt", O_RDONLY | O_CLOEXEC)) < 0) return enter_fail("mount namespace", errno);
+  close(dir);
+  if (net >= 0 && setns(net, CLONE_NEWNET) != 0) return enter_fail("network namespace", errno);
+  if (mnt >= 0 && setns(mnt, CLONE_NEWNS) != 0) return enter_fail("mount namespace", errno);
+  if (net >= 0) close(net);
+  if (mnt >= 0) close(mnt);
+  const char *step = "";
+  int err = apply_world(&world, &step);
+  if (err) return enter_fail(step, err);
+  if (chdir(cwd) != 0) return enter_fail("chdir", errno);
+  extern char **environ;
+  execve(file, argv + 10, environ);
+  return enter_fail("exec", errno);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "enter") == 0) return enter(argc - 2, argv + 2);
   close_extra_fds();
   spec_t spec;
   const char *problem = read_spec(&spec);
@@ -461,7 +696,7 @@ int main(void) {
   while (got < 0 && errno == EINTR);
   close(report_p[0]);
   if (got > 0) {
-    static const char *const words[] = {"error", "mounterror", "netnserror"};
+    static const char *const words[] = {"error", "mounterror", "netnserror", "usererror", "chdirerror"};
     char text[64];
     snprintf(text, sizeof text, "%s %d\n", words[report.stage], report.err);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
@@ -502,6 +737,7 @@ int main(void) {
       if (n == (ssize_t)sizeof info && (info.ssi_signo == SIGTERM || info.ssi_signo == SIGINT) && !exited) {
         kill(-pid, (int)info.ssi_signo);
       }
+      if (n == (ssize_t)sizeof info && info.ssi_signo == SIGHUP) reopen_log(spec.log_path);
     }
     if (!exited) {
       pid_t w = waitpid(pid, &status, WNOHANG);

@@ -20,6 +20,9 @@
 #                                containernetworking-plugins); default 0: hostNetwork pods only
 #   PROBELET_CRI_SUBNET=CIDR     pod subnet when PROBELET_CRI_CNI=1 (default 10.244.77.0/24)
 #   PROBELET_CRI_NODE_IMAGE=0    skip the node-based gRPC health image (default 1 when node exists)
+#   PROBELET_CRI_SANDBOX_IMAGE=NAME  the pod sandbox image containerd runs (default the probelet
+#                                pause image below; scripts/e2e-conformance.sh names the real pause
+#                                of scripts/e2e-images.sh)
 #
 # Every step is idempotent; stop is safe after a half-finished start and when run twice.
 set -euo pipefail
@@ -37,6 +40,7 @@ BRIDGE="plcri$TAG"
 BUSYBOX_IMAGE=localhost/probelet/busybox:1
 PAUSE_IMAGE=localhost/probelet/pause:1
 GRPC_IMAGE=localhost/probelet/grpc-health:1
+SANDBOX_IMAGE=${PROBELET_CRI_SANDBOX_IMAGE:-$PAUSE_IMAGE}
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 log() { printf 'containerd.sh: %s\n' "$*" >&2; }
@@ -93,7 +97,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.internal.v1.opt"]
     path = "$RUN_DIR/opt"
   [plugins."io.containerd.grpc.v1.cri"]
-    sandbox_image = "$PAUSE_IMAGE"
+    sandbox_image = "$SANDBOX_IMAGE"
     systemd_cgroup = false
     stream_server_address = "127.0.0.1"
     stream_server_port = "0"
@@ -176,7 +180,7 @@ cmd_env() {
 
 images_stamp() {
   {
-    sha256sum "$SCRIPT_DIR/containerd.sh" | cut -c1-64
+    sha256sum "$SCRIPT_DIR/containerd.sh" "$SCRIPT_DIR/oci-image.sh" | cut -c1-64
     sha256sum "$(readlink -f /bin/busybox)" | cut -c1-64
     if [ "$NODE_IMAGE" = 1 ] && command -v node >/dev/null 2>&1; then node --version; fi
   } | sha256sum | cut -c1-64
@@ -208,68 +212,16 @@ cmd_images() {
   rm -rf "$RUN_DIR/build"
 }
 
-# ---- image building (an OCI image layout tarball; no registry) ---------------------------
+# ---- image building (an OCI image layout tarball; no registry: scripts/oci-image.sh) -----
 
-ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
-OCI=""
-INDEX=""
-
-# blob FILE: moves FILE into the layout's blob store; prints "sha256:<hex> <size>".
-blob() {
-  local hex size
-  hex=$(sha256sum "$1" | cut -c1-64)
-  size=$(stat -c %s "$1")
-  mv "$1" "$OCI/blobs/sha256/$hex"
-  echo "sha256:$hex $size"
-}
-
-# layer DIR: a deterministic uncompressed tar of DIR (so its digest is also its diff_id).
-layer() {
-  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$1" -cf "$OCI/layer.tar" .
-  blob "$OCI/layer.tar"
-}
-
-# image NAME CONFIG LAYER...: writes the config and manifest blobs, adds an index entry and
-# prints NAME. CONFIG is the JSON of the image config's "config" object.
-image() {
-  local name=$1 config=$2 diff_ids="" layers="" l d s
-  shift 2
-  for l in "$@"; do
-    read -r d s <<<"$l"
-    diff_ids+="${diff_ids:+,}\"$d\""
-    layers+="${layers:+,}{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"$d\",\"size\":$s}"
-  done
-  printf '{"architecture":"%s","os":"linux","config":%s,"rootfs":{"type":"layers","diff_ids":[%s]}}' \
-    "$ARCH" "$config" "$diff_ids" >"$OCI/config.json"
-  read -r d s <<<"$(blob "$OCI/config.json")"
-  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"%s","size":%s},"layers":[%s]}' \
-    "$d" "$s" "$layers" >"$OCI/manifest.json"
-  read -r d s <<<"$(blob "$OCI/manifest.json")"
-  INDEX+="${INDEX:+,}{\"mediaType\":\"application/vnd.oci.image.manifest.v1+json\",\"digest\":\"$d\",\"size\":$s,"
-  INDEX+="\"platform\":{\"architecture\":\"$ARCH\",\"os\":\"linux\"},"
-  INDEX+="\"annotations\":{\"io.containerd.image.name\":\"$name\",\"org.opencontainers.image.ref.name\":\"${name##*:}\"}}"
-  echo "$name"
-}
+# shellcheck source=scripts/oci-image.sh
+. "$SCRIPT_DIR/oci-image.sh"
 
 # busybox_rootfs DIR: busybox-static with every applet linked in /bin, plus the test servers.
 busybox_rootfs() {
   local root=$1
-  if ldd /bin/busybox >/dev/null 2>&1; then die "/bin/busybox is dynamically linked: install busybox-static"; fi
-  mkdir -p "$root"/{bin,etc,proc,sys,dev,root,tmp,usr/bin,var/www}
-  chmod 1777 "$root/tmp"
-  # One symlink per applet in /bin (one process instead of one ln per applet). busybox links
-  # to its own resolved path (/usr/bin/busybox with Debian's merged /usr), so the binary goes
-  # there in the image too.
-  local exe
-  exe=$(readlink -f /bin/busybox)
-  /bin/busybox --install -s "$root/bin"
-  rm -f "$root/bin/busybox"
-  mkdir -p "$root$(dirname "$exe")"
-  cp "$exe" "$root$exe"
-  [ -L "$root/bin/busybox" ] || [ -e "$root/bin/busybox" ] || ln -s "$exe" "$root/bin/busybox"
-  [ -L "$root/usr/bin/env" ] || [ -e "$root/usr/bin/env" ] || ln -s "$exe" "$root/usr/bin/env"
-  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
-  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+  busybox_base_rootfs "$root"
+  mkdir -p "$root/var/www"
   # A file that exists only in the image: exec probes prove they run inside the container.
   echo "probelet test image" >"$root/etc/probelet-image"
   echo ok >"$root/var/www/index.html"
@@ -415,10 +367,7 @@ EOF
 # build_images DIR: builds every test image into DIR/images.tar; prints the image names.
 build_images() {
   local build=$1 bb pause_cfg
-  rm -rf "$build"
-  OCI="$build/oci"
-  INDEX=""
-  mkdir -p "$OCI/blobs/sha256"
+  oci_begin "$build"
   busybox_rootfs "$build/busybox"
   bb=$(layer "$build/busybox")
   image "$BUSYBOX_IMAGE" '{"Env":["PATH=/bin:/usr/bin"],"Cmd":["sh"]}' "$bb"
@@ -429,9 +378,7 @@ build_images() {
     node_rootfs "$build/node"
     image "$GRPC_IMAGE" '{"Env":["PATH=/usr/bin:/bin"],"Entrypoint":["/usr/bin/node","/grpc-health-server.mjs"]}' "$bb" "$(layer "$build/node")"
   fi
-  printf '{"imageLayoutVersion":"1.0.0"}' >"$OCI/oci-layout"
-  printf '{"schemaVersion":2,"manifests":[%s]}' "$INDEX" >"$OCI/index.json"
-  tar -C "$OCI" -cf "$build/images.tar" oci-layout index.json blobs
+  oci_finish "$build/images.tar"
 }
 
 # ---- stop -------------------------------------------------------------------------------
@@ -497,7 +444,9 @@ cmd_stop() {
     while read -r m; do
       [ -n "$m" ] || continue
       umount -l "$m" 2>/dev/null || true
-      rm -f "$m"
+      # A namespace file stays busy when /run/netns was bind-mounted over its mount later (ip netns
+      # does that on first use); it is reported, and the rest of the cleanup goes on.
+      rm -f "$m" 2>/dev/null || log "could not remove $m: still mounted under an older /run/netns"
     done <"$RUN_DIR/netns.list"
     rm -f "$RUN_DIR/netns.list"
   fi

@@ -25,7 +25,7 @@
 #                                     owns DIR/k8s-<version>/
 #   PROBELET_CP_DIR=DIR               the run directory (default /tmp/probelet-cp)
 #   PROBELET_CP_NODES="a b"           node names that get a token and a kubeconfig
-#                                     (default "probelet-a probelet-b probelet-c probelet-d")
+#                                     (default "probelet-a probelet-b probelet-c probelet-d probelet-e")
 #   PROBELET_CP_NODE_GRACE=40s        kube-controller-manager's --node-monitor-grace-period
 #   PROBELET_CP_SIGNING_DURATION=24h  kube-controller-manager's --cluster-signing-duration: how
 #                                     long the certificates it signs for CSRs last
@@ -38,7 +38,7 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 RUN_DIR=${PROBELET_CP_DIR:-/tmp/probelet-cp}
 RUN_DIR=${RUN_DIR%/}
-NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c probelet-d}
+NODES=${PROBELET_CP_NODES:-probelet-a probelet-b probelet-c probelet-d probelet-e}
 NODE_GRACE=${PROBELET_CP_NODE_GRACE:-40s}
 SIGNING_DURATION=${PROBELET_CP_SIGNING_DURATION:-24h}
 COMPONENTS="etcd kube-apiserver kube-controller-manager kube-scheduler"
@@ -252,7 +252,7 @@ cmd_start() {
   wait_for "etcd health" 30 etcd curl -sf --max-time 2 "http://127.0.0.1:$etcd_client/health"
 
   # kube-apiserver as kubeadm runs it (cmd/kubeadm/app/phases/controlplane/manifests.go
-  # getAPIServerCommand), on loopback: one cluster CA for serving, client certificates and CSR
+  # getAPIServerCommand: privileged containers allowed), on loopback: one cluster CA for serving, client certificates and CSR
   # signing; bootstrap tokens; ServiceAccount admission with its issuer and keys (every pod gets
   # a projected kube-api-access volume); nodes limited by the Node authorizer and NodeRestriction.
   launch kube-apiserver --etcd-servers "http://127.0.0.1:$etcd_client" \
@@ -261,6 +261,7 @@ cmd_start() {
     --client-ca-file="$RUN_DIR/pki/server-ca.crt" \
     --token-auth-file="$RUN_DIR/tokens.csv" --enable-bootstrap-token-auth \
     --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction,ServiceAccount \
+    --allow-privileged=true \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$RUN_DIR/pki/service-account.pub" \
     --service-account-signing-key-file="$RUN_DIR/pki/service-account.key" \

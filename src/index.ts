@@ -28,13 +28,16 @@ export { Prober, MAX_PROBE_RETRIES, defaultProbeHandlers, type ProberOptions, ty
 export { Worker, INITIAL_VALUES, type PodStatusProvider, type ProbeRecord } from "./prober/worker.js";
 export { DEFAULT_WORKER_FEATURES, type WorkerFeatures } from "./prober/worker-policy.js";
 export { ProbeManager, canInheritProbeState, type ProbeManagerOptions, type ProbeKey } from "./prober/manager.js";
-export { ResultsManager, type ResultUpdate, type ResultListener } from "./prober/results/results-manager.js";
+export { ResultsManager, type ResultUpdate, type ResultListener, type SubscribeOptions } from "./prober/results/results-manager.js";
 export { resultString, toPrometheusType, type Result } from "./prober/results/result.js";
 export { ProberMetrics } from "./prober/metrics.js";
 export { ProbeHistory, RECENT_ENTRIES, DEFAULT_HISTORY_WINDOW_MS, describeRun, type ProbeHistoryEntry, type ProbeHistorySegment, type ProbeHistoryRange } from "./prober/probe-history.js";
 export { PROBE_TYPES, type ProbeType } from "./prober/probe-type.js";
 export { resolveContainerPort } from "./prober/port.js";
 export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/events.js";
+
+// Probing a target with a Probe spec, once or until ready (also the lighter "probelet/probe" entry).
+export { waitUntilReady, probeOnce, ProbeSpecError, ProbeFailedError, type ProbeAttempt, type ProbeTargetOptions, type WaitOptions, type ReadyResult } from "./target-probe.js";
 
 // Pod status and conditions (kubelet pkg/kubelet/status), and probe-driven runtime decisions.
 export { StatusManager, type StatusManagerOptions, type PodLookup } from "./status/status-manager.js";

@@ -24,8 +24,11 @@ export interface AgentProcess {
 /** AgentSandbox is a temporary directory and a way to start agents whose cleanup comes before its removal. */
 export interface AgentSandbox {
   dir: string;
-  /** start runs `probelet run -q ARGS` and resolves once it prints its status API URL (at most 15 s). */
-  start(args: readonly string[]): Promise<AgentProcess>;
+  /**
+   * start runs `probelet run -q ARGS` (in `cwd`, default the test's) and resolves once it prints
+   * its status API URL (at most 15 s).
+   */
+  start(args: readonly string[], cwd?: string): Promise<AgentProcess>;
 }
 
 /**
@@ -40,11 +43,11 @@ export async function agentSandbox(t: TestContext, prefix: string): Promise<Agen
     for (const child of children.reverse()) await stopAgentProcess(child);
     await rm(dir, { recursive: true, force: true });
   });
-  return { dir, start: (args) => startAgentProcess(args, children) };
+  return { dir, start: (args, cwd) => startAgentProcess(args, children, cwd) };
 }
 
-async function startAgentProcess(args: readonly string[], children: ChildProcess[]): Promise<AgentProcess> {
-  const child = spawn(process.execPath, [CLI, "run", "-q", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+async function startAgentProcess(args: readonly string[], children: ChildProcess[], cwd: string | undefined): Promise<AgentProcess> {
+  const child = spawn(process.execPath, [CLI, "run", "-q", ...args], { stdio: ["ignore", "pipe", "pipe"], ...(cwd !== undefined ? { cwd } : {}) });
   children.push(child);
   let out = "";
   let err = "";

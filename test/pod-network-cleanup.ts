@@ -12,6 +12,9 @@ import { podBridgeName } from "../src/runtime/process/pod-cidr.js";
  * over `stateDir`, then deletes its bridge; call it once the agent and its containers are gone.
  */
 export function releasePodNetworks(stateDir: string): void {
+  // Only a root agent makes pod networks; another user's test has nothing there to remove (and
+  // must not try: the directory may be a root agent's of the same state directory path).
+  if (process.getuid?.() !== 0) return;
   const dir = podNetnsDir(stateDir);
   for (const name of existsSync(dir) ? readdirSync(dir) : []) {
     try {

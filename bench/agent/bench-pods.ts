@@ -22,9 +22,12 @@ function pod(name: string, container: Container): Pod {
   return { metadata: { name, namespace: BENCH_NAMESPACE }, spec: { terminationGracePeriodSeconds: 5, containers: [container] } };
 }
 
+/** BENCH_IMAGE is what every bench container names (the process runtime ignores it; the API requires one). */
+const BENCH_IMAGE = "busybox";
+
 /** sleeper is a container that only sleeps (`sleep N`, N ≥ 1). */
 export function sleeper(sleepSeconds: number): Container {
-  return { name: APP_CONTAINER, command: ["sleep", String(Math.max(1, Math.ceil(sleepSeconds)))] };
+  return { name: APP_CONTAINER, image: BENCH_IMAGE, command: ["sleep", String(Math.max(1, Math.ceil(sleepSeconds)))] };
 }
 
 /**
@@ -36,6 +39,7 @@ export function fileHealthPod(name: string, healthFile: string, timing: ProbeTim
   const liveness: Probe = { exec: { command: ["test", "-f", healthFile] }, successThreshold: 1, ...timing };
   return pod(name, {
     name: APP_CONTAINER,
+    image: BENCH_IMAGE,
     command: ["sh", "-c", `touch "$HEALTH_FILE" && exec sleep ${Math.max(1, Math.ceil(sleepSeconds))}`],
     env: [{ name: "HEALTH_FILE", value: healthFile }],
     livenessProbe: liveness,

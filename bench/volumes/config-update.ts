@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     const admitted = agent.admit(
       {
         metadata: { name: "bench", namespace: "default" },
-        spec: { volumes: [{ name: "c", configMap: { name: "cfg" } }], containers: [{ name: "app", command: ["/bin/sh", "-c", "sleep 300"], volumeMounts: [{ name: "c", mountPath: join(dir, "mnt") }] }] },
+        spec: { volumes: [{ name: "c", configMap: { name: "cfg" } }], containers: [{ name: "app", image: "busybox", command: ["/bin/sh", "-c", "sleep 300"], volumeMounts: [{ name: "c", mountPath: join(dir, "mnt") }] }] },
       },
       "api",
     );

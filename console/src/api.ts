@@ -1,5 +1,56 @@
 // Talking to the agent from the browser: JSON reads and watches that survive a lost connection.
-// Credentials are the session cookie the agent set at login (same origin, sent by the browser).
+// Credentials are a session's two halves: its cookie (HttpOnly, sent by the browser) and its key,
+// which this page keeps in sessionStorage (this tab, this origin: no other port's page or tab
+// has it) and sends in a header with every request. A 401 means the session is over.
+
+/** SESSION_KEY_HEADER carries the session key (the agent's console-sessions.ts). */
+const SESSION_KEY_HEADER = "X-Probelet-Session-Key";
+const KEY_STORAGE = "probelet-session-key";
+
+const signedOutListeners = new Set<() => void>();
+
+/** hasSession reports whether this tab holds a session key. */
+export function hasSession(): boolean {
+  return sessionStorage.getItem(KEY_STORAGE) !== null;
+}
+
+/** onSignedOut calls listener when a request answers 401 (the session ended or was revoked). */
+export function onSignedOut(listener: () => void): () => void {
+  signedOutListeners.add(listener);
+  return () => signedOutListeners.delete(listener);
+}
+
+/** login trades the one-time code `probelet console` put in the URL for a session, and keeps its key. */
+export async function login(code: string): Promise<void> {
+  const res = await fetch("/console/sessions", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code }) });
+  if (!res.ok) throw new Error((await res.text()).trim() || `${res.status}`);
+  const { key } = (await res.json()) as { key: string };
+  sessionStorage.setItem(KEY_STORAGE, key);
+}
+
+/** logout ends the session at the agent and forgets the key. */
+export async function logout(): Promise<void> {
+  await fetch("/console/logout", { method: "POST", headers: sessionHeaders() }).catch(() => undefined);
+  sessionStorage.removeItem(KEY_STORAGE);
+  for (const listener of signedOutListeners) listener();
+}
+
+/** request fetches path with the session's key; a 401 signs the page out. */
+async function request(path: string, init: RequestInit = {}): Promise<Response> {
+  const res = await fetch(path, { ...init, headers: sessionHeaders(init.headers) });
+  if (res.status === 401) {
+    sessionStorage.removeItem(KEY_STORAGE);
+    for (const listener of signedOutListeners) listener();
+  }
+  return res;
+}
+
+function sessionHeaders(extra?: HeadersInit): Headers {
+  const headers = new Headers(extra);
+  const key = sessionStorage.getItem(KEY_STORAGE);
+  if (key !== null) headers.set(SESSION_KEY_HEADER, key);
+  return headers;
+}
 
 /** KubeObject is the part of any API object the console relies on. */
 export interface KubeObject {
@@ -14,21 +65,21 @@ export interface WatchEvent<T> {
 
 /** getJson fetches a JSON document; non-2xx becomes an Error with the server's message. */
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
-  const res = await fetch(path, { signal, headers: { Accept: "application/json" } });
+  const res = await request(path, { signal: signal ?? null, headers: { Accept: "application/json" } });
   if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
   return (await res.json()) as T;
 }
 
 /** getText fetches a text document. */
 export async function getText(path: string, signal?: AbortSignal): Promise<string> {
-  const res = await fetch(path, { signal });
+  const res = await request(path, { signal: signal ?? null });
   if (!res.ok) throw new Error(`${res.status}: ${(await res.text()).slice(0, 300)}`);
   return res.text();
 }
 
 /** streamLines calls onLine for every line of a streamed response until it ends or signal aborts. */
 export async function streamLines(path: string, signal: AbortSignal, onLine: (line: string) => void, onOpen?: () => void): Promise<Response> {
-  const res = await fetch(path, { signal });
+  const res = await request(path, { signal });
   if (!res.ok || res.body === null) return res;
   onOpen?.();
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,8 +1,10 @@
-// The console's shell: one pod watch and one event watch shared by every page, hash routing
-// (#/pods, #/pods/{ns}/{name}, #/events), a light/dark switch, and "/" to jump to the filter.
+// The console's shell: the login (`probelet console` opens #/login/{code}; the code is traded for
+// a session at once and leaves the address bar), one pod watch and one event watch shared by every
+// page, hash routing (#/pods, #/pods/{ns}/{name}, #/events), a light/dark switch, a logout, and
+// "/" to jump to the filter.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { watchObjects, type WatchStatus } from "./api";
+import { hasSession, login, logout, onSignedOut, watchObjects, type WatchStatus } from "./api";
 import { EventsPage } from "./events-page";
 import type { KubeEvent, Pod } from "./model";
 import { PodPage } from "./pod-page";
@@ -26,6 +28,38 @@ function useNow(ms: number): number {
     return () => clearInterval(id);
   }, [ms]);
   return now;
+}
+
+/** LOGIN_PREFIX starts the fragment `probelet console` opens: the code never reaches a server in a URL. */
+const LOGIN_PREFIX = "#/login/";
+
+type SessionState = { state: "logging-in" } | { state: "in" } | { state: "out"; message: string };
+
+/** Root logs the tab in with the code in its address, or shows the console, or says how to get in. */
+function Root() {
+  const [session, setSession] = useState<SessionState>(() => (location.hash.startsWith(LOGIN_PREFIX) ? { state: "logging-in" } : hasSession() ? { state: "in" } : { state: "out", message: "" }));
+  useEffect(() => onSignedOut(() => setSession({ state: "out", message: "Your console session has ended." })), []);
+  useEffect(() => {
+    if (!location.hash.startsWith(LOGIN_PREFIX)) return;
+    const code = location.hash.slice(LOGIN_PREFIX.length);
+    history.replaceState(null, "", "#/pods");
+    login(code).then(
+      () => setSession({ state: "in" }),
+      (err: unknown) => setSession({ state: "out", message: `The login failed: ${err instanceof Error ? err.message : String(err)}` }),
+    );
+  }, []);
+  if (session.state === "in") return <App />;
+  return (
+    <main class="signed-out" data-testid="signed-out">
+      <h1>probelet console</h1>
+      {session.state === "logging-in" ? <p>Logging in…</p> : (
+        <>
+          {session.message !== "" && <p class="error">{session.message}</p>}
+          <p>Open the console with <code>probelet console</code>: it logs this browser in with a code that works once.</p>
+        </>
+      )}
+    </main>
+  );
 }
 
 function App() {
@@ -79,6 +113,7 @@ function App() {
             <option value="dark">dark</option>
           </select>
         </label>
+        <button type="button" class="logout" onClick={() => void logout()}>Log out</button>
       </header>
       <main>{page}</main>
     </>
@@ -86,4 +121,4 @@ function App() {
 }
 
 const root = document.getElementById("app");
-if (root !== null) render(<App />, root);
+if (root !== null) render(<Root />, root);

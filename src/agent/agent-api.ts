@@ -3,9 +3,9 @@
 // The HTTP server (src/server/) depends on this interface only, never on the agent's internals.
 import type { ObjectMeta } from "../api/types.js";
 import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
-import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../prober/probe-history.js";
+import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange, ProbeHistorySegment } from "../prober/probe-history.js";
 
 /** ObjectReference names the object an event is about (core/v1 ObjectReference). */
 export interface ObjectReference {
@@ -105,6 +105,8 @@ export interface NodeApi {
   readLogs(request: LogRequest): AsyncIterable<string>;
   /** probeHistory returns a pod's last probes, oldest first; throws ApiError NotFound. */
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[];
+  /** probeHistoryRuns returns a pod's probe history as runs of identical results, oldest first; throws ApiError NotFound. */
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[];
   /** probeHistoryRange returns a pod's probes and collapsed runs within a time range; throws ApiError NotFound. */
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange;
   /** probeHistoryWindowMs is how long probe history is kept: the largest range a query may ask for. */
@@ -117,6 +119,8 @@ export interface NodeApi {
   healthz(): { ok: boolean; message: string };
   /** execContainer finds the running container an exec goes into, or the Status refusing it. */
   execContainer(namespace: string, pod: string, container?: string): ExecContainer | ExecStatus;
+  /** podSandbox finds the running sandbox of a pod (port-forward), or the Status refusing it. */
+  podSandbox(namespace: string, pod: string): PodSandboxTarget | ExecStatus;
 }
 
 /** AgentApi is what the status server serves: the object store of the Kubernetes API and the node's own functions. */

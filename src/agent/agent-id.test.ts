@@ -33,7 +33,7 @@ test("cleanupOrphans removes this agent's orphaned sandboxes only; another agent
 
 test("the sandboxes an agent creates carry its owner label, and so do their containers", async () => {
   const { clock, runtime, agent, stateDir } = startAgentOnFakes();
-  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
+  await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });
   const id = agentIdFor(stateDir);
   assert.ok([...runtime.sandboxes.values()].every((s) => ownedBy(s.labels, id)));
   assert.ok([...runtime.containers.values()].length > 0 && [...runtime.containers.values()].every((c) => ownedBy(c.labels, id)));

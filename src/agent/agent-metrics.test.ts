@@ -74,7 +74,7 @@ test("the agent observes its pods' start and first Ready in /metrics", async () 
   const { clock, agent } = startAgentOnFakes();
   await admitRunning(agent, clock, {
     metadata: { name: "web", namespace: "default" },
-    spec: { containers: [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 2 } }] },
+    spec: { containers: [{ name: "app", image: "img", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 2 } }] },
   });
   for (let s = 0; s < 5; s++) {
     await clock.advance(1000);
@@ -112,4 +112,26 @@ test("kubelet_pod_worker_duration_seconds is labelled operation_type: a pod's fi
   await metrics.timeSync("u1", () => Promise.resolve());
   assert.equal(await count("create"), 3);
   assert.match(await metrics.registry.metrics(), /# HELP kubelet_pod_worker_duration_seconds Duration in seconds to sync a single pod\. Broken down by operation type: create, update, or sync/);
+});
+
+test("kubelet_terminated_containers_total counts each container that exits, once, by container_type, exit_code and reason", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  await admitRunning(agent, clock, {
+    metadata: { name: "job", namespace: "default" },
+    spec: { restartPolicy: "Never", initContainers: [{ name: "setup", command: ["setup"] }], containers: [{ name: "app", command: ["app"] }] },
+  });
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let s = 0; s < 3; s++) {
+    await clock.advance(1000);
+    await flushMicrotasks(50);
+  }
+  runtime.exit(runtime.current("app")!.id, 3);
+  for (let s = 0; s < 3; s++) {
+    await clock.advance(1000);
+    await flushMicrotasks(50);
+  }
+  const text = await agent.agentMetrics();
+  assert.match(text, /^kubelet_terminated_containers_total\{container_type="init_container",exit_code="0",reason="Completed"\} 1$/m);
+  assert.match(text, /^kubelet_terminated_containers_total\{container_type="container",exit_code="3",reason="Error"\} 1$/m);
+  await agent.close(0);
 });

@@ -1,9 +1,10 @@
 // The agent's own metrics, under the kubelet's names where the kubelet has one
 // (kubelet_running_pods, kubelet_running_containers, kubelet_pod_worker_duration_seconds,
-// kubelet_pod_start_duration_seconds), and what the kubelet does not measure: time-to-ready and
+// kubelet_pod_start_duration_seconds, kubelet_terminated_containers_total), and what the kubelet does not measure: time-to-ready and
 // the CPU each exec probe's command costs.
-import { Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PodStatus } from "../api/types.js";
+import type { ContainerType } from "../status/status-manager.js";
 
 /** The kubelet's buckets for pod start durations (pkg/kubelet/metrics PodStartDuration), in seconds. */
 const POD_START_BUCKETS = [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600];
@@ -61,6 +62,21 @@ export class AgentMetrics {
     registers: [this.registry],
   });
   private readonly startups = new Map<string, Startup>();
+  private readonly terminatedContainers = new Counter({
+    name: "kubelet_terminated_containers_total",
+    help: "Cumulative number of container terminations.",
+    labelNames: ["container_type", "exit_code", "reason"],
+    registers: [this.registry],
+  });
+
+  /**
+   * containerTerminated counts one container seen Terminated for the first time in a stored status
+   * (kubelet metrics.go TerminatedContainersTotal, incremented by the status manager's
+   * updateStatusInternal since 1.36).
+   */
+  containerTerminated(containerType: ContainerType, exitCode: number, reason: string): void {
+    this.terminatedContainers.inc({ container_type: containerType, exit_code: String(exitCode), reason });
+  }
 
   /** observeExecProbeCpu records one exec probe command's CPU; `probeType` is the kubelet's label value (Liveness, …). */
   observeExecProbeCpu(probeType: string, cpuSeconds: number): void {

@@ -16,7 +16,7 @@ const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `$
 
 test("agent starts a pod: sandbox, Created and Started events, Running and Ready", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  const admitted = agent.admit(pod("web", [{ name: "app", command: ["app"] }]), "file:/m/web.yaml");
+  const admitted = agent.admit(pod("web", [{ name: "app", image: "img", command: ["app"] }]), "file:/m/web.yaml");
   assert.ok(admitted.ok);
   await tick(clock);
   const s = status(agent, "web");
@@ -24,13 +24,32 @@ test("agent starts a pod: sandbox, Created and Started events, Running and Ready
   assert.equal(s.containerStatuses?.[0]?.ready, true);
   assert.equal(s.containerStatuses?.[0]?.containerID, `fake://${runtime.current("app")!.id}`);
   assert.deepEqual(s.conditions?.map((c) => `${c.type}=${c.status}`), ["PodReadyToStartContainers=True", "Initialized=True", "Ready=True", "ContainersReady=True", "PodScheduled=True"]);
-  assert.deepEqual(eventStrings(agent), ["Normal Created Created container: app", "Normal Started Started container app"]);
+  // kuberuntime_container.go startContainer, 1.37 texts.
+  assert.deepEqual(eventStrings(agent), ["Normal Created Container created", "Normal Started Container started"]);
+  await agent.close();
+});
+
+test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never, not Always", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  const containers = [
+    { name: "tagged", image: "busybox:1.36", command: ["app"] },
+    { name: "never", image: "busybox:1.36", imagePullPolicy: "Never", command: ["app"] },
+    { name: "always", image: "busybox:1.36", imagePullPolicy: "Always", command: ["app"] },
+  ];
+  assert.ok(agent.admit(pod("images", containers), "api").ok);
+  await tick(clock);
+  const byContainer = (name: string) =>
+    agent.listEvents("default").filter((e) => e.involvedObject.fieldPath === `spec.containers{${name}}`).map((e) => `${e.reason} ${e.message}`);
+  const pulled = 'Pulled Container image "busybox:1.36" already present on machine and can be accessed by the pod';
+  assert.deepEqual(byContainer("tagged"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("never"), [pulled, "Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("always"), ["Created Container created", "Started Container started"]);
   await agent.close();
 });
 
 test("agent rejects an invalid manifest with field-path errors and starts nothing", async () => {
   const { runtime, agent } = startAgentOnFakes();
-  const result = agent.admit(pod("bad", [{ name: "app", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
+  const result = agent.admit(pod("bad", [{ name: "app", image: "img", command: ["x"], livenessProbe: { exec: { command: ["true"] }, successThreshold: 2 } }]), "file:/m/bad.yaml");
   assert.equal(result.ok, false);
   assert.ok(!result.ok && result.errors.includes("spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1"));
   assert.equal(runtime.calls.length, 0);
@@ -39,7 +58,7 @@ test("agent rejects an invalid manifest with field-path errors and starts nothin
 
 test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s with the kubelet's messages", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("crash", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
   await tick(clock);
@@ -64,7 +83,7 @@ test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s wi
 test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () => {
   for (const [code, phase] of [[0, "Succeeded"], [1, "Failed"]] as const) {
     const { clock, runtime, agent } = startAgentOnFakes();
-    agent.admit(pod("once", [{ name: "app", command: ["app"] }], { restartPolicy: "Never" }), "api");
+    agent.admit(pod("once", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Never" }), "api");
     await tick(clock);
     runtime.exit(runtime.current("app")!.id, code);
     await tick(clock);
@@ -79,7 +98,7 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const liveness = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 5 };
-  agent.admit(pod("live", [{ name: "app", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
+  agent.admit(pod("live", [{ name: "app", image: "img", command: ["app"], livenessProbe: liveness }], { terminationGracePeriodSeconds: 500 }), "api");
   for (let i = 0; i < 4; i++) await tick(clock);
   assert.ok(runtime.calls.includes("stop app#0 grace=5"), runtime.calls.join(", "));
   assert.ok(eventStrings(agent).includes("Warning Unhealthy Liveness probe failed: "));
@@ -88,10 +107,48 @@ test("liveness failure kills with the probe's grace period and restarts (kubelet
   await agent.close();
 });
 
+test("[case 223] TestSyncPodNoEventsInSteadyState: once a pod runs, later syncs post no events", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  assert.ok(agent.admit(pod("steady", [{ name: "foo1", image: "busybox", imagePullPolicy: "IfNotPresent", command: ["app"] }]), "api").ok);
+  await tick(clock);
+  const after = agent.listEvents("default").length;
+  assert.ok(after > 0, "the first sync posts Pulled, Created and Started");
+  for (let s = 0; s < 70; s++) await tick(clock);
+  assert.deepEqual(agent.listEvents("default").slice(after).map((e) => `${e.reason} ${e.message}`), []);
+  await agent.close();
+});
+
+test("doBackOff after a liveness kill reads the status from before the kill: runs of 11 s restart at once three times, then CrashLoopBackOff 20 s", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.execExit.set("app", 1);
+  // Every instance fails its first liveness probe, 10-11 s after it started.
+  const liveness = { exec: { command: ["check"] }, initialDelaySeconds: 10, periodSeconds: 1, failureThreshold: 1, terminationGracePeriodSeconds: 1 };
+  agent.admit(pod("crashy", [{ name: "app", image: "img", command: ["app"], livenessProbe: liveness }]), "api");
+  const started = new Map<number, number>();
+  const finished = new Map<number, number>();
+  for (let s = 0; s < 80; s++) {
+    await tick(clock);
+    for (const c of runtime.containers.values()) {
+      if (c.startedAt > 0 && !started.has(c.attempt)) started.set(c.attempt, c.startedAt);
+      if (c.state === "exited" && !finished.has(c.attempt)) finished.set(c.attempt, c.finishedAt);
+    }
+  }
+  // kubelet: the 1st kill finds no earlier exited instance (no back-off); the 2nd measures from the
+  // 1st kill (11 s ago, no entry yet: back-off 10 s recorded); the 3rd from the 2nd kill (11 s ≥ 10 s:
+  // back-off 20 s); the 4th from the 3rd kill (11 s < 20 s): CrashLoopBackOff until 20 s after the 4th kill.
+  for (const attempt of [1, 2, 3]) {
+    assert.ok(started.get(attempt)! - finished.get(attempt - 1)! <= 1000, `attempt ${attempt} started ${started.get(attempt)! - finished.get(attempt - 1)!} ms after the kill`);
+  }
+  assert.equal(started.get(4)! - finished.get(3)!, 20_000);
+  const backOff = agent.listEvents("default").find((e) => e.reason === "BackOff");
+  assert.ok(backOff, "a BackOff event");
+  await agent.close();
+});
+
 test("readiness drives Ready and ContainersReady with the kubelet's reasons", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
-  agent.admit(pod("ready", [{ name: "app", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
+  agent.admit(pod("ready", [{ name: "app", image: "img", command: ["app"], readinessProbe: { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 } }]), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   let ready = status(agent, "ready").conditions!.find((c) => c.type === "Ready")!;
   assert.deepEqual([ready.status, ready.reason, ready.message], ["False", "ContainersNotReady", "containers with unready status: [app]"]);
@@ -104,7 +161,7 @@ test("readiness drives Ready and ContainersReady with the kubelet's reasons", as
 
 test("init containers run in order before regular containers", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "setup", command: ["setup"] }] }), "api");
+  agent.admit(pod("init", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api");
   await tick(clock);
   assert.equal(runtime.current("app"), undefined);
   assert.equal(status(agent, "init").phase, "Pending");
@@ -119,7 +176,7 @@ test("init containers run in order before regular containers", async () => {
 test("a failing start shows RunContainerError, then backs off", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.failStart.add("app");
-  agent.admit(pod("nostart", [{ name: "app", command: ["nosuch"] }]), "api");
+  agent.admit(pod("nostart", [{ name: "app", image: "img", command: ["nosuch"] }]), "api");
   await tick(clock);
   const waiting = status(agent, "nostart").containerStatuses![0]!.state?.waiting;
   assert.ok(waiting?.reason === "RunContainerError" || waiting?.reason === "CrashLoopBackOff", JSON.stringify(waiting));
@@ -129,7 +186,7 @@ test("a failing start shows RunContainerError, then backs off", async () => {
 
 test("deletion stops containers with the pod's grace, then removes the pod (DELETED)", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("gone", [{ name: "app", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
+  agent.admit(pod("gone", [{ name: "app", image: "img", command: ["app"] }], { terminationGracePeriodSeconds: 7 }), "api");
   await tick(clock);
   const seen: string[] = [];
   agent.watchPods((e) => seen.push(e.type));
@@ -139,5 +196,68 @@ test("deletion stops containers with the pod's grace, then removes the pod (DELE
   assert.throws(() => agent.getPod("default", "gone"), /pods "gone" not found/);
   assert.equal(seen.at(-1), "DELETED");
   assert.equal(agent.probeManager.workerCount(), 0);
+  await agent.close();
+});
+
+test("activeDeadlineSeconds: past the deadline the pod is Failed with DeadlineExceeded, an event says so, and its container is stopped", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("deadline", [{ name: "app", image: "img", command: ["app"] }], { activeDeadlineSeconds: 3 }), "api");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running");
+  await tick(clock);
+  assert.equal(status(agent, "deadline").phase, "Running", "2 s in: within the deadline");
+  for (let i = 0; i < 3 && status(agent, "deadline").phase === "Running"; i++) await tick(clock);
+  const s = status(agent, "deadline");
+  assert.deepEqual([s.phase, s.reason, s.message], ["Failed", "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"]);
+  assert.ok(eventStrings(agent).includes("Normal DeadlineExceeded Pod was active on the node longer than the specified deadline"), eventStrings(agent).join("\n"));
+  await tick(clock);
+  assert.equal(runtime.current("app")!.state, "exited", "the container was stopped");
+  assert.equal(status(agent, "deadline").reason, "DeadlineExceeded", "the final status keeps the reason");
+  await agent.close();
+});
+
+test("a container runs with the pod's fsGroup and supplementalGroups as supplemental groups, and readOnlyRootFilesystem", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("groups", [{ name: "app", image: "img", command: ["app"], securityContext: { readOnlyRootFilesystem: true } }], { securityContext: { runAsUser: 1000, fsGroup: 2000, supplementalGroups: [5, 6] } }), "api");
+  await tick(clock);
+  const config = runtime.configs.get("app")!;
+  assert.deepEqual(config.security?.supplementalGroups, [2000, 5, 6]);
+  assert.equal(config.security?.readonlyRootfs, true);
+  await agent.close();
+});
+
+test("an ephemeral container added to a running pod starts once, has its own status list, is never restarted, and stops with the pod", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("debug-me", [{ name: "app", image: "img", command: ["app"] }]), "api");
+  await tick(clock);
+  const stored = agent.getPod("default", "debug-me");
+  agent.store.modify<Pod>("pods", "default", "debug-me", (p) => ({ ...p, spec: { ...p.spec, ephemeralContainers: [{ name: "debugger", image: "busybox", command: ["sh"], terminationMessagePolicy: "File" }] } }), { uid: stored.metadata.uid ?? "" });
+  await tick(clock);
+  const s = status(agent, "debug-me");
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.name, "debugger");
+  assert.ok(s.ephemeralContainerStatuses?.[0]?.state?.running, JSON.stringify(s.ephemeralContainerStatuses));
+  assert.equal(s.ephemeralContainerStatuses?.[0]?.ready, false);
+  assert.deepEqual(s.containerStatuses?.map((c) => c.name), ["app"], "not among the regular containers");
+  runtime.exit(runtime.current("debugger")!.id, 1);
+  await tick(clock);
+  await tick(clock);
+  assert.equal(runtime.current("debugger")!.attempt, 0, "never restarted");
+  assert.equal(status(agent, "debug-me").ephemeralContainerStatuses?.[0]?.state?.terminated?.exitCode, 1);
+  await agent.close();
+});
+
+test("a RestartNever pod whose second init container fails ends Failed with only that one incomplete", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  agent.admit(pod("initfail", [{ name: "run1", image: "img", command: ["run"] }], { restartPolicy: "Never", initContainers: [{ name: "init1", image: "img", command: ["true"] }, { name: "init2", image: "img", command: ["false"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("init1")!.id, 0);
+  await tick(clock);
+  runtime.exit(runtime.current("init2")!.id, 1);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  const s = status(agent, "initfail");
+  assert.equal(s.phase, "Failed");
+  const initialized = s.conditions!.find((c) => c.type === "Initialized")!;
+  assert.deepEqual([initialized.status, initialized.reason, initialized.message], ["False", "ContainersNotInitialized", "containers with incomplete status: [init2]"], JSON.stringify(s.initContainerStatuses));
+  assert.ok(s.containerStatuses![0]!.state?.waiting, "the app container never ran");
   await agent.close();
 });

@@ -15,7 +15,7 @@ import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js"
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
-import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange } from "../prober/probe-history.js";
+import { DEFAULT_HISTORY_WINDOW_MS, ProbeHistory, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { ProbeHistoryFiles } from "../prober/probe-history-file.js";
 import { probeTypeLabel } from "../prober/probe-type.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -23,17 +23,21 @@ import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "./agent-api.js";
-import { isMirrorPod, watchApiPods } from "./api-pod-source.js";
+import { watchApiPods } from "./api-pod-source.js";
+import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
+import { StaticPodMirrors } from "./static-pod-mirrors.js";
+import { fitsHostPorts, hostPortsOf, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
+import { podQOSClass } from "../status/qos.js";
 import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
 import { execContainerOf } from "./exec-target.js";
-import type { ExecStatus } from "../apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../apiserver/exec/handle-exec.js";
+import { podNotFound, type ExecStatus } from "../apiserver/exec/exec-status.js";
+import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
 import { fullIdRunner } from "./full-id-runner.js";
 import { registerNode, reportRuntimeVersion } from "./node-registration.js";
 import { syncLoopHealth } from "./sync-loop-health.js";
-import { admitManifestPod, createApiPod, mirrorPodFor, type AdmitResult } from "./pod-admission.js";
+import { admitManifestPod, createApiPod, type AdmitResult } from "./pod-admission.js";
 import { ManifestConfigObjects } from "./manifest-config-objects.js";
 import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
@@ -42,13 +46,17 @@ import { Pleg } from "./pleg.js";
 import { RestartBackoff, type BackoffOptions } from "./backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
-import { allContainers, PodSyncer, type PodRecord } from "./pod-sync.js";
+import { allContainers, isTerminal, PodSyncer, type PodRecord } from "./pod-sync.js";
 import { PodWorker } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
+import { pastActiveDeadline } from "./active-deadline.js";
+import type { ServiceSource } from "./service-env.js";
 import { collectContainerGarbage, CONTAINER_GC_PERIOD_MS, type GcReport } from "./container-gc.js";
+import { secretRedactor } from "./secret-env.js";
+import { ContainerLogManager, DEFAULT_CONTAINER_LOG_POLICY, type ContainerLogPolicy } from "./container-log-manager.js";
 import { agentIdFor, ownedBy } from "./agent-id.js";
 import type { ConfigObjects, ConfigObjectChange } from "../volumes/config-objects.js";
 import { storeConfigObjects } from "../volumes/store-config-objects.js";
@@ -56,6 +64,12 @@ import { nodeAllocatable } from "../volumes/node-allocatable.js";
 import { PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import { referencesObject } from "../volumes/volume-payload.js";
+
+/** MANIFEST_REJECTED is the reason of the node event about a manifest file that did not apply. */
+export const MANIFEST_REJECTED = "ManifestRejected";
+
+/** MAX_MANIFEST_ERROR_CHARS bounds the errors a manifest event quotes. */
+const MAX_MANIFEST_ERROR_CHARS = 1024;
 
 /** TERMINATE_RETRY_DELAY_MS is the pause before a failed pod termination is tried again. */
 const TERMINATE_RETRY_DELAY_MS = 1000;
@@ -89,15 +103,25 @@ export interface AgentOptions {
    * which holds those created through the API and from manifests.
    */
   configObjects?: ConfigObjects;
+  /** Container log rotation (the kubelet's containerLog* settings; default 10Mi, 5 files, 1 worker, 10 s). */
+  containerLogs?: ContainerLogPolicy;
   /**
    * Where serviceAccountToken projections get their tokens (cluster mode: TokenRequests through
    * the node's credentials, service-account-tokens.ts). None: pods with such a projection are
    * refused at validation, as standalone probelet has no token issuer.
    */
   serviceAccountTokens?: ServiceAccountTokenSource;
+  /** The cluster's services, for the containers' service environment variables (cluster mode; none standalone). */
+  services?: ServiceSource;
 }
 
 export type { AdmitResult } from "./pod-admission.js";
+
+/** AdmitOptions describe where a manifest pod comes from. */
+export interface AdmitOptions {
+  /** The manifest is in a watched directory (`run --manifests`): its pods go when the file does. */
+  watched?: boolean;
+}
 
 /** Agent runs pods on one runtime with the kubelet's lifecycle. */
 export class Agent extends StoreView implements AgentApi {
@@ -112,6 +136,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly manifestObjects: ManifestConfigObjects;
   /** The Kubernetes API's objects: the agent's pods (API pods and mirrors of manifest pods), events, namespaces, the node. */
   readonly store: ObjectStore;
+  /** The store's mirror pods of the manifest pods. */
+  private readonly mirrors: StaticPodMirrors;
   readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
@@ -127,6 +153,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly stopWatches: (() => void)[] = [];
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
+  /** The container log rotation loop (ContainerLogManager.run), once started. */
+  private logRotation: Promise<void> | undefined;
   /** The container garbage collection in progress, if any. */
   private gcRun: Promise<void> | undefined;
   /** Root of the pods' log directories: `<logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log`. */
@@ -149,6 +177,12 @@ export class Agent extends StoreView implements AgentApi {
   private saved = new Map<string, Pod["status"]>();
   /** Set by close/destroy/detach: pods that end now are not deleted from the saved state. */
   private closing = false;
+  /** The pods that passed the node's admission (the kubelet's admitted pods); only these are synced. */
+  private readonly admitted = new Set<string>();
+  /** The admitted pods that hold host ports, by UID: what a new pod's ports are checked against. */
+  private readonly portHolders = new Map<string, PodWorker>();
+  /** The admissions in progress, one after the other (the runtime's answer may take a moment). */
+  private admissions: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: AgentOptions) {
     super();
@@ -169,9 +203,22 @@ export class Agent extends StoreView implements AgentApi {
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
     this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
-    this.events = new EventStore(this.clock, nodeName, this.store);
+    // Events name the object clients see: a manifest pod's mirror.
+    this.events = new EventStore(this.clock, nodeName, this.store, (uid) => this.mirrors.mirrorUid(uid) ?? uid);
+    this.mirrors = new StaticPodMirrors(this.store, nodeName, {
+      running: (uid) => {
+        const worker = this.workers.get(uid);
+        return worker === undefined || worker.terminating || this.closing ? undefined : worker.record.pod;
+      },
+      remade: (uid) => this.publishPod(uid),
+    }, this.logger.child("mirrors"));
     this.metrics = new AgentMetrics();
-    this.statusManager = new StatusManager({ clock: this.clock, podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod }, logger: this.logger });
+    this.statusManager = new StatusManager({
+      clock: this.clock,
+      podLookup: { getPodByUid: (uid) => this.workers.get(uid)?.record.pod },
+      logger: this.logger,
+      onContainerTerminated: (type, exitCode, reason) => this.metrics.containerTerminated(type, exitCode, reason),
+    });
     const runner = fullIdRunner(this.runtime);
     this.probeManager = new ProbeManager({
       statusProvider: this.statusManager,
@@ -185,7 +232,8 @@ export class Agent extends StoreView implements AgentApi {
         const cpu = record.outcome?.cpuSeconds;
         if (cpu !== undefined) this.metrics.observeExecProbeCpu(probeTypeLabel(record.probeType), cpu);
       },
-      ...(options.probeCloseMode ? { proberOptions: { closeMode: options.probeCloseMode } } : {}),
+      // Secret values never reach events, logs or history through an exec probe's output.
+      proberOptions: { redactor: secretRedactor(this.configObjects), ...(options.probeCloseMode ? { closeMode: options.probeCloseMode } : {}) },
     });
     this.syncer = new PodSyncer({
       runtime: this.runtime,
@@ -204,6 +252,7 @@ export class Agent extends StoreView implements AgentApi {
       volumes: this.volumes,
       nodeAllocatable: nodeAllocatable(options.stateDir),
       ...(options.serviceAccountTokens !== undefined ? { tokens: options.serviceAccountTokens } : {}),
+      ...(options.services !== undefined ? { services: options.services } : {}),
     });
     const unsubscribe = this.configObjects.onChange((change) => this.configObjectChanged(change));
     this.stop.signal.addEventListener("abort", unsubscribe, { once: true });
@@ -223,25 +272,30 @@ export class Agent extends StoreView implements AgentApi {
       },
     });
     this.stopWatches.push(
+      () => this.mirrors.close(),
       watchApiPods(this.store, nodeName, this.apiPods),
       startNamespaceController(this.store, this.clock),
     );
   }
 
-  /** wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write status then sync. */
+  /**
+   * wireProbeReactions mirrors syncLoopIteration: liveness failures sync; readiness/startup write
+   * status then sync. The kubelet's channels carry the workers' initial values too.
+   */
   private wireProbeReactions(): void {
     const pm = this.probeManager;
+    const initial = { initial: true };
     pm.livenessManager.subscribe((u) => {
       if (u.result === "Failure") this.handleProbeSync(u.podUid);
-    });
+    }, initial);
     pm.readinessManager.subscribe((u) => {
       this.statusManager.setContainerReadiness(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
-    });
+    }, initial);
     pm.startupManager.subscribe((u) => {
       this.statusManager.setContainerStartup(u.podUid, u.containerId, u.result === "Success");
       this.handleProbeSync(u.podUid);
-    });
+    }, initial);
   }
 
   /** configObjectChanged syncs every pod that reads the changed ConfigMap or Secret (env or volume). */
@@ -261,6 +315,8 @@ export class Agent extends StoreView implements AgentApi {
   start(): void {
     if (this.loop !== undefined) return;
     this.loop = this.resyncLoop();
+    const logs = new ContainerLogManager(this.runtime, this.options.containerLogs ?? DEFAULT_CONTAINER_LOG_POLICY, this.clock, this.logger.child("logs"));
+    this.logRotation = logs.run(this.stop.signal);
     reportRuntimeVersion(this.store, this.nodeName, this.runtime).catch((err: unknown) =>
       this.logger.warn("Cannot read the runtime's version", { err: err instanceof Error ? err.message : String(err) }),
     );
@@ -325,6 +381,11 @@ export class Agent extends StoreView implements AgentApi {
           lastFull = now;
           for (const worker of this.workers.values()) worker.queueSync();
         }
+        // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
+        for (const worker of this.workers.values()) {
+          const { pod, startTime } = worker.record;
+          if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? ""))) worker.queueSync();
+        }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
           lastGc = now;
@@ -362,11 +423,12 @@ export class Agent extends StoreView implements AgentApi {
 
   /**
    * admit runs a pod from a source. An "api" pod is created in the store exactly as the API's
-   * create would, and starts at once. A manifest pod gets a
-   * UID derived from its source and content and a mirror pod in the store; an existing pod of the
-   * same name from the same source is replaced when its content changed (static pod semantics).
+   * create would, and starts at once. A manifest pod (source `file:PATH`) is a static pod: it
+   * gets a UID derived from its source and content and a mirror pod in the store
+   * (static-pod-mirrors.ts); an existing pod of the same name from the same source is replaced
+   * when its content changed.
    */
-  admit(input: Pod, source: string, uid?: string): AdmitResult {
+  admit(input: Pod, source: string, options: AdmitOptions = {}): AdmitResult {
     if (source === "api") {
       // In process (tests, embedders) the pod's namespace is made if missing, as for a manifest
       // pod, and the pod runs at once; the source's notification then finds it running.
@@ -375,7 +437,7 @@ export class Agent extends StoreView implements AgentApi {
       if (created.ok) this.apiPods.add(created.pod);
       return created;
     }
-    const result = admitManifestPod(input, source, uid, this.clock.now());
+    const result = admitManifestPod(input, source, this.clock.now());
     if (!result.ok) return result;
     const pod = result.pod;
     const namespace = pod.metadata.namespace ?? "default";
@@ -390,7 +452,7 @@ export class Agent extends StoreView implements AgentApi {
     if (stored !== undefined && !isMirrorPod(stored)) return { ok: false, name, errors: [`pods "${name}" already exists (from api)`] };
     if (stored !== undefined) this.store.delete(PODS.name, namespace, name);
     ensureNamespace(this.store, namespace);
-    this.store.create(PODS.name, mirrorPodFor(pod, this.nodeName), { keepUid: true });
+    this.mirrors.create(pod, { file: source.startsWith("file:") ? source.slice("file:".length) : source, watched: options.watched === true });
     this.startWorker(pod, source);
     return { ok: true, pod };
   }
@@ -398,16 +460,22 @@ export class Agent extends StoreView implements AgentApi {
   /** startWorker begins running an admitted pod: its worker, its saved status if any, its first sync. */
   private startWorker(pod: Pod, source: string): void {
     const uid = pod.metadata.uid ?? "";
-    const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), imageWarned: new Set(), startErrors: new Map() };
+    const record: PodRecord = { pod, source, podIP: "", startTime: this.clock.now(), startErrors: new Map() };
     const worker = new PodWorker(record, {
       sync: async (r) => {
+        // A pod is synced once admitted (a rejected pod never runs: HandlePodAdditions skips it).
+        if (!this.admitted.has(r.pod.metadata.uid ?? "")) return;
         // kubelet syncLoop: no pod is synced while runtimeErrors() reports anything.
         if (this.pleg.runtimeState.errors(this.clock.now()).length > 0) {
           this.syncsSkipped = true;
           return;
         }
         r.backoffRemainingMs = undefined;
+        const stoppedBefore = r.containersStopped === true;
         await this.metrics.timeSync(r.pod.metadata.uid ?? "", () => this.syncer.sync(r));
+        // A terminal phase held back while containers could run is written once they are stopped,
+        // even when the status itself did not change (status_manager.go mergePodStatus).
+        if (!stoppedBefore && r.containersStopped === true) this.publishPod(r.pod.metadata.uid ?? "");
         if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
       },
       terminate: (r, grace) => this.syncer.terminate(r, grace),
@@ -427,7 +495,60 @@ export class Agent extends StoreView implements AgentApi {
       this.saved.delete(uid);
       this.statusManager.setPodStatus(pod, saved);
     }
-    worker.queueSync();
+    this.admitToNode(worker);
+  }
+
+  /**
+   * admitToNode runs the kubelet's admission of a new pod (HandlePodAdditions → canAdmitPod, in
+   * the order pods arrive): a pod that wants a host port an active pod holds is rejected with the
+   * NodePorts predicate's reason and message (node-ports.ts; where pods share the host's network,
+   * container ports are host ports), and a probe aimed at another pod's port there is warned
+   * about. A pod already in a terminal phase (restored) is not checked. Then its first sync.
+   */
+  private admitToNode(worker: PodWorker): void {
+    const check = (shared: boolean): void => {
+      if (worker.finished) return;
+      const pod = worker.record.pod;
+      const uid = pod.metadata.uid ?? "";
+      if (!isTerminal(this.statusManager.getPodStatus(uid)) && !worker.terminating) {
+        const active = this.activePortHolders();
+        if (!fitsHostPorts(pod, active, shared)) {
+          // The kubelet rejects before the pod worker sees the pod, so its status manager knows it
+          // cannot have running containers (pod_workers.go CouldHaveRunningContainers): Failed is
+          // written at once.
+          worker.record.containersStopped = true;
+          this.rejectPod(pod, NODE_PORTS_REASON, NODE_PORTS_MESSAGE);
+          return;
+        }
+        for (const warning of probePortsOfOthers(pod, active, shared)) this.events.event({ pod }, "Warning", PROBE_PORT_IN_USE, warning);
+      }
+      this.admitted.add(uid);
+      if (hostPortsOf(pod, shared).length > 0) this.portHolders.set(uid, worker);
+      worker.queueSync();
+    };
+    const shares = this.runtime.podsShareHostNetwork?.bind(this.runtime);
+    if (shares === undefined) check(false);
+    else this.admissions = this.admissions.then(shares).then(check, () => check(true));
+  }
+
+  /**
+   * activePortHolders are the admitted pods holding host ports that are active (kubelet
+   * GetActivePods): not finished, not in a terminal phase unless still terminating, and not a
+   * manifest pod its source is replacing or removing (the kubelet's pod manager drops a static pod
+   * at once). Only pods with host ports are kept track of, so admission costs no more with
+   * thousands of pods that have none.
+   */
+  private activePortHolders(): Pod[] {
+    return [...this.portHolders]
+      .filter(([uid, w]) => !w.finished && !(w.terminating && w.record.source !== "api") && (w.terminating || !isTerminal(this.statusManager.getPodStatus(uid))))
+      .map(([, w]) => w.record.pod);
+  }
+
+  /** rejectPod fails a pod the node cannot run, as kubelet rejectPod does: a Warning event and phase Failed, `Pod was rejected: …`. */
+  private rejectPod(pod: Pod, reason: string, message: string): void {
+    this.logger.warn("Pod rejected at admission", { pod: `${pod.metadata.namespace ?? "default"}/${pod.metadata.name ?? ""}`, reason, message });
+    this.events.event({ pod }, "Warning", reason, message);
+    this.statusManager.setPodStatus(pod, { phase: "Failed", reason, message: `Pod was rejected: ${message}`, qosClass: podQOSClass(pod) });
   }
 
   /**
@@ -436,6 +557,16 @@ export class Agent extends StoreView implements AgentApi {
    */
   putConfigObjects(source: string, objects: readonly KubeObject[], keep: readonly ObjectRef[] = []): string[] {
     return this.manifestObjects.put(source, objects, keep);
+  }
+
+  /**
+   * manifestRejected records what a watched manifest file could not apply as a Warning event on
+   * the node (`probelet get events`, kubectl get events), besides the agent's log: pods already
+   * running from the file keep running. Beyond the kubelet, which only logs it.
+   */
+  manifestRejected(file: string, errors: readonly string[]): void {
+    const text = errors.map((e) => e.trim()).join("; ");
+    this.events.nodeEvent("Warning", MANIFEST_REJECTED, `Manifest ${file} not applied (what runs from it keeps running): ${text.length > MAX_MANIFEST_ERROR_CHARS ? `${text.slice(0, MAX_MANIFEST_ERROR_CHARS)}…` : text}`);
   }
 
   /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
@@ -489,10 +620,14 @@ export class Agent extends StoreView implements AgentApi {
     if (!this.closing) {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
       void this.state.forgetPod(uid);
-      writePodStatus(this.store, record.pod, record.source !== "api", this.withStatus(record.pod).status);
-      removeStoredPod(this.store, record.pod);
+      const mirrorUid = this.mirrors.mirrorUid(uid);
+      writePodStatus(this.store, record.pod, this.withStatus(record.pod).status, mirrorUid);
+      removeStoredPod(this.store, record.pod, mirrorUid);
       if (record.source === "api") void this.apiPods.save();
     }
+    this.mirrors.forget(uid);
+    this.admitted.delete(uid);
+    this.portHolders.delete(uid);
     this.statusManager.removePod(uid);
     this.configObjects.unregisterPod?.(record.pod);
     this.history.forget(uid, this.closing);
@@ -516,38 +651,39 @@ export class Agent extends StoreView implements AgentApi {
       // own termination of the pods publishes (that would leave the restored pod terminal).
       if (!this.closing) this.state.saveStatus(uid, pod.status);
     }
-    writePodStatus(this.store, worker.record.pod, worker.record.source !== "api", pod.status);
+    writePodStatus(this.store, worker.record.pod, pod.status, this.mirrors.mirrorUid(uid), worker.record.containersStopped !== true);
   }
 
   // ---- deletion for in-process callers, and the node's functions ----
 
   /**
    * deletePod deletes a pod as DELETE …/pods/{name} does (graceful unless grace is 0) and
-   * returns it as it is now; a manifest pod is terminated directly. Throws ApiError NotFound.
+   * returns it as it is now. A manifest pod's mirror is deleted and made again, the pod runs on
+   * (static-pod-mirrors.ts). Throws ApiError NotFound.
    */
   deletePod(namespace: string, name: string, gracePeriodSeconds?: number): Pod {
-    const stored = this.getPod(namespace, name);
-    const worker = this.workers.get(stored.metadata.uid ?? "");
-    if (isMirrorPod(stored)) {
-      if (worker !== undefined) void this.deleteRecord(worker, gracePeriodSeconds);
-      return this.getPod(namespace, name);
-    }
+    this.getPod(namespace, name);
     const request = { preconditions: {}, dryRun: false, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) };
     return structuredClone(deleteObject(this.store, PODS, namespace, name, request, this.clock.now()).object) as Pod;
   }
 
-  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI). */
+  /** deletePodAndWait deletes a pod and resolves once it has terminated (tests, CLI); a static pod is not terminated. */
   async deletePodAndWait(namespace: string, name: string, gracePeriodSeconds?: number): Promise<void> {
     const stored = this.store.get<Pod>(PODS.name, namespace, name);
     if (stored === undefined) return;
-    const worker = this.workers.get(stored.metadata.uid ?? "");
+    const worker = isMirrorPod(stored) ? undefined : this.workers.get(stored.metadata.uid ?? "");
     this.deletePod(namespace, name, gracePeriodSeconds);
     if (worker !== undefined) await this.deleteRecord(worker, gracePeriodSeconds);
   }
 
+  /** workerOf is the pod worker of a stored pod: an API pod's own, a mirror pod's static pod's. */
+  private workerOf(stored: Pod): PodWorker | undefined {
+    return this.workers.get(this.podUidOf(stored));
+  }
+
   readLogs(request: LogRequest): AsyncIterable<string> {
     const pod = this.getPod(request.namespace, request.name);
-    const worker = this.workers.get(pod.metadata.uid ?? "");
+    const worker = this.workerOf(pod);
     if (worker === undefined) throw new ApiError("NotFound", `pods "${request.name}" not found`);
     return readContainerLog(this.runtime, worker.record, request, pod.status, this.clock);
   }
@@ -556,12 +692,28 @@ export class Agent extends StoreView implements AgentApi {
     return execContainerOf(this.store.get<Pod>(PODS.name, namespace, name), name, container, this.runtime);
   }
 
+  podSandbox(namespace: string, name: string): PodSandboxTarget | ExecStatus {
+    const uid = this.store.get<Pod>(PODS.name, namespace, name)?.metadata.uid ?? "";
+    const sandboxId = this.workers.get(uid)?.record.sandboxId;
+    if (uid === "" || sandboxId === undefined) return podNotFound(name);
+    return { runtime: this.runtime, sandboxId, uid };
+  }
+
   probeHistory(namespace: string, name: string): ProbeHistoryEntry[] {
-    return this.history.list(this.getPod(namespace, name).metadata.uid ?? "");
+    return this.history.list(this.podUidOf(this.getPod(namespace, name)));
+  }
+
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[] {
+    return this.history.runs(this.podUidOf(this.getPod(namespace, name)));
   }
 
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
-    return this.history.query(this.getPod(namespace, name).metadata.uid ?? "", query);
+    return this.history.query(this.podUidOf(this.getPod(namespace, name)), query);
+  }
+
+  /** podUidOf is the UID the agent runs a stored pod under (a mirror pod's: its static pod's). */
+  private podUidOf(stored: Pod): string {
+    return staticPodUid(stored) ?? stored.metadata.uid ?? "";
   }
 
   /** probeHistoryWindowMs is how long probe history is kept. */
@@ -591,11 +743,37 @@ export class Agent extends StoreView implements AgentApi {
     return this.pleg.runtimeState.errors(this.clock.now());
   }
 
-  /** close stops every pod gracefully (each with its own grace period), then the probe workers. Idempotent. */
+  /**
+   * close stops every pod gracefully (each with its own grace period), then the probe workers.
+   * The pods it stopped start afresh under the next agent (forgetStopped: restart counts, last states
+   * and logs go with their containers); a pod that had already finished keeps its final status.
+   * Idempotent.
+   */
   async close(gracePeriodSeconds?: number): Promise<void> {
     this.beginShutdown();
+    const stopped = this.runningPodUids();
     await Promise.all([...this.workers.values()].map((w) => this.deleteRecord(w, gracePeriodSeconds)));
+    await this.forgetStopped(stopped);
     await this.finishShutdown();
+  }
+
+  /** runningPodUids are the pods not in a terminal phase: those a shutdown stops. */
+  private runningPodUids(): Set<string> {
+    return new Set([...this.workers.keys()].filter((uid) => !isTerminal(this.statusManager.getPodStatus(uid))));
+  }
+
+  /**
+   * forgetStopped makes the pods a shutdown stopped start afresh next time, as pods whose
+   * containers were killed and removed: their saved statuses go, and their dead containers,
+   * sandboxes and log directories are collected (kill -9 and detach keep all of it: the next
+   * agent adopts the containers with their counts). API pods' specs stay saved.
+   */
+  private async forgetStopped(stopped: ReadonlySet<string>): Promise<void> {
+    await Promise.all([...stopped].map((uid) => this.state.forgetPod(uid)));
+    await this.gcRun;
+    // A runtime that is down keeps them (the next agent then adopts them, counts and all).
+    await collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => !stopped.has(uid), logger: this.logger.child("gc") })
+      .catch((err: unknown) => this.logger.warn("Cannot remove the stopped pods' containers", { err: err instanceof Error ? err.message : String(err) }));
   }
 
   /** beginShutdown stops the loop and the store watches; pods that end from now on stay saved. */
@@ -609,6 +787,7 @@ export class Agent extends StoreView implements AgentApi {
   private async finishShutdown(): Promise<void> {
     await this.probeManager.close();
     await this.loop;
+    await this.logRotation;
     await this.gcRun;
     await this.state.idle();
     await this.objectFiles.idle();
@@ -627,15 +806,17 @@ export class Agent extends StoreView implements AgentApi {
     await this.finishShutdown();
   }
 
-  /** destroy kills every pod at once (a second signal): no grace, no preStop. */
+  /** destroy kills every pod at once (a second signal): no grace, no preStop; as after close, they start afresh next time. */
   async destroy(): Promise<void> {
     this.beginShutdown();
+    const stopped = this.runningPodUids();
     await Promise.all(
       [...this.workers.values()].map(async (w) => {
         if (w.record.sandboxId) await this.runtime.stopPodSandbox(w.record.sandboxId).catch(() => undefined);
         await this.deleteRecord(w, 0);
       }),
     );
+    await this.forgetStopped(stopped);
     await this.finishShutdown();
   }
 }

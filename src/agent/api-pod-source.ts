@@ -3,19 +3,9 @@
 // handed on in order after the store's own notification has finished (a handler may write to the
 // store, e.g. a status, and no other watcher may see that write before the change that caused it).
 // Mirror pods are the agent's own reflection of manifest pods and are not a source of pods.
+import { isMirrorPod } from "../api/mirror-pod.js";
 import type { Pod } from "../api/types.js";
 import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.js";
-
-/** ANNOTATION_CONFIG_MIRROR marks a mirror pod (kubetypes.ConfigMirrorAnnotationKey). */
-export const ANNOTATION_CONFIG_MIRROR = "kubernetes.io/config.mirror";
-
-/** ANNOTATION_CONFIG_SOURCE names a pod's config source (kubetypes.ConfigSourceAnnotationKey). */
-export const ANNOTATION_CONFIG_SOURCE = "kubernetes.io/config.source";
-
-/** isMirrorPod reports whether a stored pod mirrors a manifest pod. */
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR] !== undefined;
-}
 
 /** ApiPodHandlers are what the agent does with the source's changes. */
 export interface ApiPodHandlers {

@@ -7,9 +7,10 @@ import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import type { StoreEvent } from "../apiserver/storage/object-store.js";
+import { KUBELET_VERSION } from "../probe/user-agent.js";
 import { tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
-import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
+import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "../api/mirror-pod.js";
 import { createApiPod } from "./pod-admission.js";
 
 const webPod = (): Pod => ({ metadata: { name: "web", namespace: "default" }, spec: { terminationGracePeriodSeconds: 5, containers: [{ name: "app", image: "img:1", command: ["app"] }] } });
@@ -61,11 +62,13 @@ test("a graceful delete terminates the pod with the deletion's grace, then the f
 
 test("a manifest pod appears in the store as a mirror pod and leaves it when its source forgets it", async () => {
   const { clock, agent } = startAgentOnFakes();
-  assert.ok(agent.admit(webPod(), "file:/m/web.yaml").ok);
+  const admitted = agent.admit(webPod(), "file:/m/web.yaml");
+  assert.ok(admitted.ok);
   await tick(clock);
   const mirror = agent.store.mustGet<Pod>(PODS.name, "default", "web");
   assert.equal(mirror.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE], "file");
-  assert.equal(mirror.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR], mirror.metadata.uid);
+  assert.equal(mirror.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR], admitted.pod.metadata.uid);
+  assert.notEqual(mirror.metadata.uid, mirror.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR], "the mirror has a UID of its own, as the API server gives it");
   assert.equal(mirror.status?.phase, "Running");
   agent.removeSource("file:/m/web.yaml");
   for (let i = 0; i < 10 && agent.store.get(PODS.name, "default", "web") !== undefined; i++) await tick(clock);
@@ -80,7 +83,7 @@ test("the agent's Node is in the store with capacity, the four conditions, addre
   assert.deepEqual(Object.keys(node.status.capacity), ["cpu", "memory", "pods"]);
   assert.deepEqual(node.status.conditions.map((c) => c.type), ["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]);
   assert.deepEqual(node.status.addresses.map((a) => a.type), ["InternalIP", "Hostname"]);
-  assert.match(node.status.nodeInfo["kubeletVersion"] ?? "", /^v1\.35\./);
+  assert.equal(node.status.nodeInfo["kubeletVersion"], KUBELET_VERSION);
   assert.match(node.status.nodeInfo["containerRuntimeVersion"] ?? "", /^fake:\/\//);
   await agent.close();
 });

@@ -48,7 +48,7 @@ async function until(clock: FakeClock, what: string, cond: () => boolean | Promi
 }
 
 function pod(spec: Partial<Pod["spec"]>): Pod {
-  return { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }], ...spec } };
+  return { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }], ...spec } };
 }
 
 const waiting = (agent: Agent) => agent.getPod("default", "web").status?.containerStatuses?.[0]?.state?.waiting;
@@ -56,7 +56,7 @@ const events = (agent: Agent) => agent.listEvents("default").map((e) => `${e.typ
 
 test("a missing ConfigMap holds the container in CreateContainerConfigError; it starts with the value once the ConfigMap appears", async () => {
   await withAgent(async ({ clock, runtime, objects, agent }) => {
-    agent.admit(pod({ containers: [{ name: "app", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");
+    agent.admit(pod({ containers: [{ name: "app", image: "img", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");
     await until(clock, "the config error", () => waiting(agent)?.reason === "CreateContainerConfigError");
     assert.deepEqual(waiting(agent), { reason: "CreateContainerConfigError", message: 'configmap "cfg" not found' });
     assert.ok(events(agent).includes('Warning Failed Error: configmap "cfg" not found'), events(agent).join("\n"));
@@ -69,7 +69,7 @@ test("a missing ConfigMap holds the container in CreateContainerConfigError; it 
 
 test("a configMap volume without its ConfigMap gets the kubelet's FailedMount and the container waits ContainerCreating", async () => {
   await withAgent(async ({ clock, runtime, agent }) => {
-    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
+    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", image: "img", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
     await until(clock, "the FailedMount event", () => events(agent).some((e) => e.includes("FailedMount")));
     assert.ok(events(agent).includes('Warning FailedMount MountVolume.SetUp failed for volume "cfg-vol" : configmap "cfg" not found'), events(agent).join("\n"));
     assert.equal(waiting(agent)?.reason, "ContainerCreating");
@@ -80,14 +80,17 @@ test("a configMap volume without its ConfigMap gets the kubelet's FailedMount an
 test("a configMap volume is mounted read-only from the pod's volume directory and follows ConfigMap updates", async () => {
   await withAgent(async ({ clock, runtime, objects, agent, stateDir }) => {
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v1" } });
-    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
+    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", image: "img", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
     await until(clock, "the container", () => runtime.configs.has("app"));
     const uid = agent.getPod("default", "web").metadata.uid!;
     const hostPath = join(stateDir, "volumes", uid, "volumes", "kubernetes.io~configmap", "cfg-vol");
-    // kubelet makeMounts order: the volume mounts, then the termination message file.
+    // kubelet makeMounts order: the volume mounts, the managed /etc/hosts (the pod has an IP),
+    // then the termination message file.
     const mounts = runtime.configs.get("app")!.mounts ?? [];
     assert.deepEqual(mounts[0], { hostPath, containerPath: "/etc/cfg", readonly: true });
-    assert.deepEqual(mounts.slice(1).map((m) => m.containerPath), ["/dev/termination-log"]);
+    assert.deepEqual(mounts.slice(1).map((m) => m.containerPath), ["/etc/hosts", "/dev/termination-log"]);
+    assert.equal(mounts[1]!.hostPath, join(stateDir, "volumes", uid, "etc-hosts"));
+    assert.match(await readFile(mounts[1]!.hostPath, "utf8"), /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/);
     assert.equal(await readFile(join(hostPath, "app.conf"), "utf8"), "v1");
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v2" } });
     await until(clock, "the update in the volume", async () => (await readFile(join(hostPath, "app.conf"), "utf8").catch(() => "")) === "v2");
@@ -99,7 +102,7 @@ test("a configMap volume is mounted read-only from the pod's volume directory an
 test("a runtime that cannot mount holds a container with volume mounts in CreateContainerConfigError with its reason and a warning", async () => {
   await withAgent(async ({ clock, runtime, agent }) => {
     runtime.mountsUnsupported = "volume mounts on the process runtime need root (a private mount namespace per container); the agent runs as uid 1000";
-    agent.admit(pod({ volumes: [{ name: "scratch", emptyDir: {} }], containers: [{ name: "app", command: ["app"], volumeMounts: [{ name: "scratch", mountPath: "/scratch" }] }] }), "api");
+    agent.admit(pod({ volumes: [{ name: "scratch", emptyDir: {} }], containers: [{ name: "app", image: "img", command: ["app"], volumeMounts: [{ name: "scratch", mountPath: "/scratch" }] }] }), "api");
     await until(clock, "the config error", () => waiting(agent)?.reason === "CreateContainerConfigError");
     assert.equal(waiting(agent)?.message, runtime.mountsUnsupported);
     assert.ok(events(agent).includes(`Warning Failed Error: ${runtime.mountsUnsupported}`));
@@ -110,7 +113,7 @@ test("a runtime that cannot mount holds a container with volume mounts in Create
 test("envFrom with invalid keys raises InvalidEnvironmentVariableNames on the pod and starts with the valid keys", async () => {
   await withAgent(async ({ clock, runtime, objects, agent }) => {
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { good: "1", "2bad": "x" } });
-    agent.admit(pod({ containers: [{ name: "app", command: ["app"], envFrom: [{ configMapRef: { name: "cfg" } }] }] }), "api");
+    agent.admit(pod({ containers: [{ name: "app", image: "img", command: ["app"], envFrom: [{ configMapRef: { name: "cfg" } }] }] }), "api");
     await until(clock, "the container", () => runtime.configs.has("app"));
     assert.deepEqual(runtime.configs.get("app")!.envs, [{ key: "good", value: "1" }]);
     assert.ok(events(agent).includes("Warning InvalidEnvironmentVariableNames Keys [2bad] from the EnvFrom configMap default/cfg were skipped since they are considered invalid environment variable names."));
@@ -120,7 +123,7 @@ test("envFrom with invalid keys raises InvalidEnvironmentVariableNames on the po
 test("a mounted configMap volume keeps its last content when its ConfigMap is deleted: FailedMount, and the container still restarts", async () => {
   await withAgent(async ({ clock, runtime, objects, agent, stateDir }) => {
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { "app.conf": "v1" } });
-    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
+    agent.admit(pod({ volumes: [{ name: "cfg-vol", configMap: { name: "cfg" } }], containers: [{ name: "app", image: "img", command: ["app"], volumeMounts: [{ name: "cfg-vol", mountPath: "/etc/cfg" }] }] }), "api");
     await until(clock, "the container", () => runtime.current("app") !== undefined);
     objects.delete("ConfigMap", "default", "cfg");
     await until(clock, "the FailedMount event", () => events(agent).some((e) => e.includes("FailedMount")));
@@ -138,7 +141,7 @@ test("by default the agent reads ConfigMaps from its object store: one created t
   const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
   agent.start();
   try {
-    agent.admit(pod({ containers: [{ name: "app", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");
+    agent.admit(pod({ containers: [{ name: "app", image: "img", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");
     await until(clock, "the config error", () => waiting(agent)?.reason === "CreateContainerConfigError");
     agent.store.create("configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cfg", namespace: "default" }, data: { mode: "stored" } });
     await until(clock, "the container to start", () => runtime.configs.has("app"));

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Container, Pod } from "../api/types.js";
+import { keyValueBytes } from "../runtime/runtime.js";
 import { ConfigObjectError, MemoryConfigObjects } from "../volumes/config-objects.js";
-import { isEnvVarName, resolveContainerEnv, type EnvResult } from "./container-env.js";
+import { expandCommandAndArgs, isEnvVarName, resolveContainerEnv, type EnvResult } from "./container-env.js";
 
 const node = { cpu: 4, memory: 8 * 2 ** 30, ephemeralStorage: 100 * 2 ** 30 };
 const addresses = { podIP: "10.1.2.3", hostIP: "192.168.0.7" };
@@ -142,4 +143,26 @@ test("secret values never appear in a failure message or a warning", () => {
 test("isEnvVarName follows IsEnvVarName: a C-like name with '-' and '.', not '.', '..' or a leading '..'", () => {
   for (const ok of ["A", "a-b", "a.b", "_x", "-x"]) assert.ok(isEnvVarName(ok), ok);
   for (const bad of ["1a", "", ".", "..", "..a", "a b", "a=b"]) assert.ok(!isEnvVarName(bad), bad);
+});
+
+test("#136325: `$` before a multi-byte character stays whole in env values, command and args", () => {
+  const c: Container = { name: "app", command: ["sh", "-c", "echo a$é"], args: ["$中文", "$(X)$€"], env: [{ name: "X", value: "a$é" }] };
+  const result = resolveContainerEnv({ pod: pod(c), addresses, objects: objects(), node }, c);
+  assert.deepEqual(envOf(result), { X: "a$é" });
+  assert.deepEqual(expandCommandAndArgs(c, result.ok ? result.env : []), { command: ["sh", "-c", "echo a$é"], args: ["$中文", "a$é$€"] });
+});
+
+test("#139168: a Secret value that is not UTF-8 keeps its exact bytes in env, envFrom and $(VAR) references", () => {
+  const o = objects();
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  o.putSecret({ metadata: { name: "bin", namespace: "default" }, data: { key: raw.toString("base64") } });
+  const result = resolve({ envFrom: [{ secretRef: { name: "bin" }, prefix: "F_" }], env: [{ name: "RAW", valueFrom: { secretKeyRef: { name: "bin", key: "key" } } }, { name: "REF", value: "x$(RAW)é" }, { name: "PLAIN", value: "é" }] }, o);
+  assert.ok(result.ok);
+  const byName = new Map(result.env.map((kv) => [kv.key, kv]));
+  assert.deepEqual(keyValueBytes(byName.get("RAW")!), raw);
+  assert.deepEqual(keyValueBytes(byName.get("F_key")!), raw);
+  assert.deepEqual(keyValueBytes(byName.get("REF")!), Buffer.concat([Buffer.from("x"), raw, Buffer.from("é")]));
+  // The text form keeps U+FFFD for display; valid UTF-8 carries no bytes field.
+  assert.equal(byName.get("RAW")!.value, "\ufffd\ufffdA");
+  assert.deepEqual(byName.get("PLAIN"), { key: "PLAIN", value: "é" });
 });

@@ -4,10 +4,18 @@
 // $(VAR) against what is defined so far; configMapKeyRef and secretKeyRef read the pod's
 // namespace; fieldRef and resourceFieldRef read the pod. A missing required object or key fails
 // the container with the kubelet's message (the caller makes it CreateContainerConfigError).
+// Values are bytes, as Go strings are: a Secret's value that is not UTF-8 reaches the runtime as
+// its exact bytes (kubernetes#139168), through $(VAR) references too. While the environment is
+// built, each value is held as a "byte string" (one char per byte, latin1), which the ASCII-only
+// $(VAR) syntax expands exactly as Go expands bytes.
+import { isUtf8 } from "node:buffer";
 import type { Container, EnvFromSource, EnvVarSource, Pod } from "../api/types.js";
 import { expandString } from "../probe/expand.js";
+import type { KeyValue } from "../runtime/runtime.js";
 import { ConfigObjectError, configMapBytes, secretBytes, type ConfigObjects } from "../volumes/config-objects.js";
 import { containerResourceValue, podFieldValue, type NodeAllocatable, type PodAddresses } from "../volumes/downward-api.js";
+import { ANNOTATION_CONFIG_SOURCE } from "../api/mirror-pod.js";
+import { SERVICES_NOT_READ, serviceEnvVars, type ServiceSource } from "./service-env.js";
 
 /** EnvContext is what env resolution reads besides the container. */
 export interface EnvContext {
@@ -15,6 +23,8 @@ export interface EnvContext {
   addresses: PodAddresses;
   objects: ConfigObjects;
   node: NodeAllocatable;
+  /** The cluster's services (cluster mode); none: no service variables, as a kubelet without an API server. */
+  services?: ServiceSource;
 }
 
 /** EnvWarning is a kubelet event raised while resolving (InvalidEnvironmentVariableNames); it never carries a value. */
@@ -25,7 +35,7 @@ export interface EnvWarning {
 
 /** EnvResult is the resolved environment, or the kubelet's error text for a missing required source. */
 export type EnvResult =
-  | { ok: true; env: { key: string; value: string }[]; warnings: EnvWarning[] }
+  | { ok: true; env: KeyValue[]; warnings: EnvWarning[] }
   | { ok: false; message: string; warnings: EnvWarning[] };
 
 // util/validation IsEnvVarName, which makeEnvironmentVariables applies to envFrom keys.
@@ -64,16 +74,45 @@ class ObjectReader {
   }
 }
 
+/** byteString holds text's UTF-8 bytes one char per byte (see the file comment). */
+function byteString(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
+}
+
+/** keyValue turns a byte-string value into a KeyValue, with its exact bytes when they are not UTF-8. */
+function keyValue(key: string, bytes: string): KeyValue {
+  const raw = Buffer.from(bytes, "latin1");
+  const value = raw.toString("utf8");
+  return isUtf8(raw) ? { key, value } : { key, value, valueBase64: raw.toString("base64") };
+}
+
+/**
+ * serviceVariables are the service variables the pod sees, or the kubelet's error while the
+ * services were never read (a static pod, from a manifest, does not wait for them).
+ */
+function serviceVariables(ctx: EnvContext): Map<string, string> | string {
+  if (ctx.services === undefined) return new Map();
+  const list = ctx.services.services();
+  const fromApi = ctx.pod.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE] === "api";
+  if (list === undefined) return fromApi ? SERVICES_NOT_READ : new Map();
+  const links = (ctx.pod.spec as { enableServiceLinks?: boolean }).enableServiceLinks !== false;
+  return serviceEnvVars(list, ctx.pod.metadata.namespace ?? "default", links);
+}
+
 /** resolveContainerEnv builds a container's environment as makeEnvironmentVariables does. */
 export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvResult {
   const namespace = ctx.pod.metadata.namespace ?? "default";
   const reader = new ObjectReader(ctx.objects, namespace);
+  // Names are ASCII (validation), so a name is its own byte string; values are byte strings.
   const vars = new Map<string, string>();
   const warnings: EnvWarning[] = [];
+  const services = serviceVariables(ctx);
+  if (typeof services === "string") return { ok: false, message: services, warnings };
   try {
     for (const source of container.envFrom ?? []) importEnvFrom(source, reader, namespace, vars, warnings);
     for (const e of container.env ?? []) {
-      const value = e.valueFrom === undefined ? expandString(e.value ?? "", vars) : valueFrom(ctx, container, e.valueFrom, reader, namespace);
+      // $(VAR) sees the variables defined so far, then the service variables (MappingFuncFor(tmpEnv, serviceEnv)).
+      const value = e.valueFrom === undefined ? expandString(byteString(e.value ?? ""), services.size === 0 ? vars : new Map([...services, ...vars])) : valueFrom(ctx, container, e.valueFrom, reader, namespace);
       if (value !== undefined) vars.set(e.name, value);
     }
   } catch (err) {
@@ -81,7 +120,10 @@ export function resolveContainerEnv(ctx: EnvContext, container: Container): EnvR
     if (err instanceof EnvError || err instanceof ConfigObjectError) return { ok: false, message: err.message, warnings };
     throw err;
   }
-  return { ok: true, env: [...vars].map(([key, value]) => ({ key, value })), warnings };
+  // The service variables come after the container's own, which win over them.
+  const env = [...vars].map(([key, value]) => keyValue(key, value));
+  for (const [key, value] of services) if (!vars.has(key)) env.push({ key, value });
+  return { ok: true, env, warnings };
 }
 
 function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: string, vars: Map<string, string>, warnings: EnvWarning[]): void {
@@ -98,7 +140,7 @@ function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: s
   for (const [key, bytes] of data) {
     const varName = (source.prefix ?? "") + key;
     if (!isEnvVarName(varName)) invalid.push(varName);
-    else vars.set(varName, bytes.toString("utf8"));
+    else vars.set(varName, bytes.toString("latin1"));
   }
   if (invalid.length > 0) {
     const kind = isConfigMap ? "configMap" : "secret";
@@ -109,14 +151,14 @@ function importEnvFrom(source: EnvFromSource, reader: ObjectReader, namespace: s
   }
 }
 
-// valueFrom resolves one reference; undefined means an optional reference that is absent (the variable is skipped).
+// valueFrom resolves one reference to a byte string; undefined means an optional reference that is absent (the variable is skipped).
 function valueFrom(ctx: EnvContext, container: Container, from: EnvVarSource, reader: ObjectReader, namespace: string): string | undefined {
-  if (from.fieldRef) return podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.addresses) ?? "";
+  if (from.fieldRef) return byteString(podFieldValue(ctx.pod, from.fieldRef.fieldPath, ctx.addresses) ?? "");
   if (from.resourceFieldRef) {
     const target = from.resourceFieldRef.containerName
       ? [...(ctx.pod.spec.initContainers ?? []), ...ctx.pod.spec.containers].find((c) => c.name === from.resourceFieldRef!.containerName)
       : container;
-    return containerResourceValue(from.resourceFieldRef, target ?? container, ctx.node);
+    return byteString(containerResourceValue(from.resourceFieldRef, target ?? container, ctx.node));
   }
   const keyRef = from.configMapKeyRef ?? from.secretKeyRef;
   if (!keyRef) return undefined;
@@ -132,11 +174,14 @@ function valueFrom(ctx: EnvContext, container: Container, from: EnvVarSource, re
     if (keyRef.optional === true) return undefined;
     throw new EnvError(`couldn't find key ${keyRef.key} in ${isConfigMap ? "ConfigMap" : "Secret"} ${namespace}/${name}`);
   }
-  return bytes.toString("utf8");
+  return bytes.toString("latin1");
 }
 
-/** expandCommandAndArgs expands $(VAR) in command and args against the resolved env. */
-export function expandCommandAndArgs(container: Container, env: readonly { key: string; value: string }[]): { command: string[]; args: string[] } {
+/**
+ * expandCommandAndArgs expands $(VAR) in command and args against the resolved env. Command and
+ * args are CRI strings (unlike env values): a value that is not UTF-8 comes in as its text.
+ */
+export function expandCommandAndArgs(container: Container, env: readonly KeyValue[]): { command: string[]; args: string[] } {
   const vars = new Map(env.map((e) => [e.key, e.value]));
   return {
     command: (container.command ?? []).map((c) => expandString(c, vars)),

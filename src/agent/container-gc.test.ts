@@ -59,6 +59,9 @@ async function build(logRoot: string, pods: PodSetup[], unlabelled = 0): Promise
         const id = await runtime.createContainer(sandbox, { name, attempt, image: "", command: [], args: [], envs: [], labels, annotations: {}, logPath }, { ...config, attempt: 0 });
         await mkdir(join(logDirectory, name), { recursive: true });
         await writeFile(join(logDirectory, logPath), "log\n");
+        // Rotated files of the log (container_log_manager.go names): they go with it.
+        await writeFile(join(logDirectory, `${logPath}.20260101-000000.gz`), "");
+        await writeFile(join(logDirectory, `${logPath}.20260101-000100`), "log\n");
         if (state !== "created") await runtime.startContainer(id);
         if (state === "exited") runtime.exit(id, 1);
         ids.set(`${pod.uid}/${name}#${attempt}`, id);
@@ -167,6 +170,8 @@ describe("collectContainerGarbage", () => {
         if (key.startsWith("foreign")) continue;
         const dirGone = (c.logDirsGone ?? []).some((uid) => key.startsWith(`${uid}/`));
         assert.equal(existsSync(logPath), c.left.includes(key) && !dirGone, `log of ${key}`);
+        assert.equal(existsSync(`${logPath}.20260101-000000.gz`), c.left.includes(key) && !dirGone, `rotated logs of ${key}`);
+        assert.equal(existsSync(`${logPath}.20260101-000100`), c.left.includes(key) && !dirGone, `rotated logs of ${key}`);
       }
       for (const uid of c.logDirsGone ?? []) assert.equal(existsSync(join(logRoot, `ns_${uid}-name_${uid}`)), false, `log directory of ${uid}`);
       for (const p of c.pods.filter((p) => p.known && Object.keys(p.containers).length > 0)) assert.ok(existsSync(join(logRoot, `ns_${p.uid}-name_${p.uid}`)), `log directory of live pod ${p.uid}`);
@@ -181,7 +186,7 @@ describe("collectContainerGarbage", () => {
 
 test("the agent collects once a minute: a crash loop keeps one dead container, restart count and last state intact", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  await admitRunning(agent, clock, { metadata: { name: "loop", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"] }] } });
+  await admitRunning(agent, clock, { metadata: { name: "loop", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });
   // Crash the container every time it runs, for 50 fake seconds: back-off 10 s, 20 s, … gives a few restarts.
   for (let s = 0; s < 50; s++) {
     const current = runtime.current("app");

@@ -8,6 +8,7 @@ import type { Logger } from "../util/logger.js";
 import type { ContainerInfo, PodSandboxStatus, Runtime } from "../runtime/runtime.js";
 import { ownedBy } from "./agent-id.js";
 import { LABEL_POD_UID } from "./pod-sync.js";
+import { removeAllLogs } from "./rotated-logs.js";
 
 /** How often the agent collects (kubelet ContainerGCPeriod: 1 min). */
 export const CONTAINER_GC_PERIOD_MS = 60_000;
@@ -81,12 +82,12 @@ async function evictContainers(deps: ContainerGcDeps, containers: readonly Conta
 }
 
 /**
- * removeContainer deletes the container's log file, then the container (kubelet removeContainer:
- * removeContainerLog before RemoveContainer).
+ * removeContainer deletes the container's log file and its rotated files, then the container
+ * (kubelet removeContainer: removeContainerLog, ContainerLogManager.Clean, before RemoveContainer).
  */
 async function removeContainer(deps: ContainerGcDeps, c: ContainerInfo): Promise<boolean> {
   try {
-    if (c.logPath !== "") await rm(c.logPath, { force: true });
+    if (c.logPath !== "") await removeAllLogs(c.logPath);
     await deps.runtime.removeContainer(c.id);
     deps.logger.info("Removed dead container", { containerID: c.id, containerName: c.name, attempt: c.attempt });
     return true;

@@ -1,6 +1,7 @@
 // Container logs as `kubectl logs` shows them: CRI log files decoded to plain lines, with
-// --previous, --tail, --timestamps and --follow (kubelet pkg/kubelet/kuberuntime/logs/logs.go).
-import { open } from "node:fs/promises";
+// --previous, --tail, --timestamps and --follow (kubelet pkg/kubelet/kuberuntime/logs/logs.go),
+// across the rotated files too (the kubelet reads the live file only).
+import { open, stat, type FileHandle } from "node:fs/promises";
 import type { ContainerStatus, PodStatus } from "../api/types.js";
 import type { ContainerInfo, Runtime } from "../runtime/runtime.js";
 import { parseCriLogLine, type CriLogEntry } from "../runtime/log-format.js";
@@ -8,10 +9,21 @@ import type { Clock } from "../util/clock.js";
 import { ApiError, type LogRequest } from "./agent-api.js";
 import type { PodRecord } from "./pod-sync.js";
 import { allContainers } from "./pod-sync.js";
+import { logChunks, tailStart } from "./log-tail.js";
+import { rotatedLogs } from "./rotated-logs.js";
 
 /** FOLLOW_POLL_MS is how often a followed log file is checked for new data. */
 const FOLLOW_POLL_MS = 200;
 const READ_CHUNK = 64 * 1024;
+
+/**
+ * MAX_JOINED_LINE_BYTES bounds the P chunks joined into one output line: a longer line (a
+ * container printing megabytes without a newline) is shown in pieces of this size.
+ */
+const MAX_JOINED_LINE_BYTES = 1024 * 1024;
+
+/** MAX_FILE_LINE_BYTES bounds one file line (a CRI entry is far shorter: 16 KiB of content). */
+const MAX_FILE_LINE_BYTES = 1024 * 1024;
 
 /**
  * pickInstance finds the container instance a log request names. The container and the instance
@@ -21,7 +33,7 @@ const READ_CHUNK = 64 * 1024;
  */
 async function pickInstance(runtime: Runtime, record: PodRecord, request: LogRequest, status: PodStatus | undefined): Promise<ContainerInfo> {
   const pod = record.pod;
-  const names = allContainers(pod).map((c) => c.name);
+  const names = [...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].map((c) => c.name);
   let container = request.container;
   if (container === undefined) {
     if (pod.spec.containers.length !== 1) {
@@ -31,7 +43,7 @@ async function pickInstance(runtime: Runtime, record: PodRecord, request: LogReq
   }
   if (!names.includes(container)) throw new ApiError("BadRequest", `container ${container} is not valid for pod ${pod.metadata.name ?? ""}`);
   const podName = pod.metadata.name ?? "";
-  const cs = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].find((s) => s.name === container);
+  const cs = [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? []), ...(status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
   const fullId = logContainerId(cs, request.previous === true, container, podName);
   const id = fullId.slice(fullId.indexOf("://") + 3);
   const infos = record.sandboxId ? await runtime.listContainers({ podSandboxId: record.sandboxId }) : [];
@@ -65,45 +77,94 @@ function logContainerId(cs: ContainerStatus | undefined, previous: boolean, cont
   return fail("is waiting to start - no logs yet");
 }
 
-/** readContainerLog streams a container's log lines (each ending in "\n"). */
+/**
+ * readContainerLog streams a container's log lines (each ending in "\n"): its rotated files, oldest
+ * first, then the live one, starting `tailLines` file lines from the end (found without reading
+ * the files whole, log-tail.ts). With follow it keeps reading the live file and goes on into the
+ * new one when the log is rotated, until the container exits or the request is aborted.
+ */
 export async function* readContainerLog(runtime: Runtime, record: PodRecord, request: LogRequest, status: PodStatus | undefined, clock: Clock): AsyncGenerator<string> {
   const info = await pickInstance(runtime, record, request, status);
   const render = (e: CriLogEntry, content: string): string => (request.timestamps ? `${e.timestamp} ${content}` : content);
   const lines = new LineDecoder();
-  const file = await open(info.logPath).catch(() => undefined);
-  if (!file) return;
+  const opened = await openLogs(info.logPath, clock);
+  let file = opened.file;
+  const rotated = opened.rotated;
+  const files = [...rotated, info.logPath];
+  const start = request.tailLines !== undefined ? await tailStart(files, request.tailLines, file) : { file: 0, offset: 0, skipLines: 0 };
+  const live = files.length - 1;
+  for (let i = start.file; i < live; i++) {
+    const from = i === start.file ? start : { offset: 0, skipLines: 0 };
+    for await (const chunk of logChunks(files[i]!, from.offset, from.skipLines)) for (const [entry, content] of lines.push(chunk)) yield render(entry, content);
+  }
+  const follow = request.follow === true && info.state !== "exited";
+  let offset = start.file === live ? start.offset : 0;
   try {
-    let offset = 0;
     const buffer = Buffer.alloc(READ_CHUNK);
-    const drain = async (): Promise<string[]> => {
-      const out: string[] = [];
-      for (;;) {
-        const { bytesRead } = await file.read(buffer, 0, buffer.length, offset);
-        if (bytesRead === 0) return out;
+    const drain = async function* (): AsyncGenerator<string> {
+      for (let bytesRead = 1; file && bytesRead > 0; ) {
+        ({ bytesRead } = await file.read(buffer, 0, buffer.length, offset));
         offset += bytesRead;
-        for (const [entry, content] of lines.push(buffer.subarray(0, bytesRead))) out.push(render(entry, content));
+        for (const [entry, content] of lines.push(buffer.subarray(0, bytesRead))) yield render(entry, content);
       }
     };
-    let initial = await drain();
-    if (request.tailLines !== undefined) initial = initial.slice(Math.max(0, initial.length - request.tailLines));
-    for (const line of initial) yield line;
-    if (!request.follow || info.state === "exited") {
-      if (info.state === "exited") yield* flushed(lines);
-      return;
-    }
-    while (!request.signal?.aborted) {
+    yield* drain();
+    while (follow && !request.signal?.aborted) {
       await clock.sleep(FOLLOW_POLL_MS, request.signal);
-      for (const line of await drain()) yield line;
+      yield* drain();
+      // Rotated: the path names a new file. What the old one got meanwhile is read first.
+      if (await rotatedAway(file, info.logPath)) {
+        yield* drain();
+        await file?.close();
+        file = await open(info.logPath).catch(() => undefined);
+        offset = 0;
+        yield* drain();
+      }
       const now = await runtime.containerStatus(info.id).catch(() => undefined);
       if (!now || now.state === "exited") {
-        for (const line of await drain()) yield line;
-        yield* flushed(lines);
-        return;
+        yield* drain();
+        break;
       }
     }
+    if (info.state === "exited" || follow) yield* flushed(lines);
   } finally {
-    await file.close();
+    await file?.close();
   }
+}
+
+/** OPEN_ATTEMPTS bounds the retries of openLogs while a rotation is under way (OPEN_RETRY_MS apart). */
+const OPEN_ATTEMPTS = 50;
+const OPEN_RETRY_MS = 20;
+
+/**
+ * openLogs opens the live log and lists its rotated files so that they agree: a rotation between
+ * the listing and the open (a new rotated file, or no live file between the rename and the
+ * runtime's reopen) is waited out and tried again.
+ */
+async function openLogs(path: string, clock: Clock): Promise<{ rotated: string[]; file: FileHandle | undefined }> {
+  let rotated: string[] = [];
+  let file: FileHandle | undefined;
+  for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt++) {
+    const before = (await rotatedLogs(path)).inUse;
+    file = await open(path).catch(() => undefined);
+    rotated = (await rotatedLogs(path)).inUse;
+    const settled = before.join("\0") === rotated.join("\0");
+    // No live file and nothing rotated: there is no log (yet), not a rotation under way.
+    if (settled && (file || rotated.length === 0)) return { rotated, file };
+    await file?.close();
+    file = undefined;
+    await clock.sleep(OPEN_RETRY_MS);
+  }
+  return { rotated, file: await open(path).catch(() => undefined) };
+}
+
+/** rotatedAway tells whether the log path now names another file than the open one (or none yet). */
+async function rotatedAway(file: FileHandle | undefined, path: string): Promise<boolean> {
+  const current = await stat(path).catch(() => undefined);
+  if (!current) return false; // renamed, not reopened yet: keep reading the old file
+  if (!file) return true;
+  const opened = await file.stat();
+  return opened.ino !== current.ino || opened.dev !== current.dev;
 }
 
 function* flushed(lines: LineDecoder): Generator<string> {
@@ -115,6 +176,9 @@ function* flushed(lines: LineDecoder): Generator<string> {
 class LineDecoder {
   private rest = Buffer.alloc(0);
   private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Set while the rest of an overlong file line is being dropped. */
+  private skipping = false;
 
   push(chunk: Buffer): [CriLogEntry, string][] {
     const data = this.rest.length > 0 ? Buffer.concat([this.rest, chunk]) : chunk;
@@ -123,6 +187,10 @@ class LineDecoder {
     for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
       const line = data.subarray(start, nl);
       start = nl + 1;
+      if (this.skipping) {
+        this.skipping = false;
+        continue;
+      }
       let entry: CriLogEntry;
       try {
         entry = parseCriLogLine(line);
@@ -131,21 +199,31 @@ class LineDecoder {
       }
       if (entry.tag === "P") {
         this.partial.push(entry.content);
+        this.partialBytes += entry.content.length;
+        // A line that never ends is shown in pieces rather than held whole.
+        if (this.partialBytes >= MAX_JOINED_LINE_BYTES) out.push([entry, this.takePartial()]);
         continue;
       }
       const content = Buffer.concat([...this.partial, entry.content]).toString("utf8");
       this.partial = [];
+      this.partialBytes = 0;
       out.push([entry, `${content}\n`]);
     }
-    this.rest = Buffer.from(data.subarray(start));
+    // A file line longer than any CRI entry is not one: it is dropped up to its end.
+    this.rest = data.length - start > MAX_FILE_LINE_BYTES ? Buffer.alloc(0) : Buffer.from(data.subarray(start));
+    this.skipping ||= data.length - start > MAX_FILE_LINE_BYTES;
     return out;
   }
 
   /** flush returns output that ended without a newline (a trailing P chunk), once the writer is done. */
   flush(): string | undefined {
-    if (this.partial.length === 0) return undefined;
+    return this.partial.length === 0 ? undefined : this.takePartial();
+  }
+
+  private takePartial(): string {
     const content = Buffer.concat(this.partial).toString("utf8");
     this.partial = [];
+    this.partialBytes = 0;
     return content;
   }
 }

@@ -9,13 +9,13 @@ import type { Runtime } from "../runtime/runtime.js";
 /** execContainerOf resolves the container of a stored pod, or the Status that refuses the exec. */
 export function execContainerOf(pod: Pod | undefined, name: string, container: string | undefined, runtime: Runtime): ExecContainer | ExecStatus {
   if (pod === undefined) return podNotFound(name);
-  const names = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].map((c) => c.name);
+  const names = [...pod.spec.containers, ...(pod.spec.initContainers ?? []), ...(pod.spec.ephemeralContainers ?? [])].map((c) => c.name);
   if (container === undefined && pod.spec.containers.length !== 1) return containerNameRequired(name, names);
   const wanted = container ?? pod.spec.containers[0]?.name ?? "";
   if (!names.includes(wanted)) return containerNotValid(wanted, name);
   const phase = pod.status?.phase;
   if (phase === "Succeeded" || phase === "Failed") return completedPod(phase);
-  const status = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find((s) => s.name === wanted);
+  const status = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.ephemeralContainerStatuses ?? [])].find((s) => s.name === wanted);
   const id = status?.state?.running !== undefined ? status.containerID : undefined;
   if (id === undefined || id === "") return containerNotRunning(wanted);
   const prefix = `${runtime.type}://`;

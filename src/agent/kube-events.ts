@@ -33,6 +33,8 @@ export class EventStore implements EventRecorder {
     private readonly clock: Clock,
     private readonly host: string,
     private readonly store: ObjectStore,
+    /** The UID an event names for a pod's UID (a manifest pod's events name its mirror pod). */
+    private readonly involvedUid: (uid: string) => string = (uid) => uid,
   ) {
     this.correlator = new EventCorrelator(clock);
   }
@@ -40,25 +42,37 @@ export class EventStore implements EventRecorder {
   event(target: EventTarget, type: EventType, reason: string, message: string): void {
     const { pod } = target;
     const fieldPath = target.containerName !== undefined ? fieldPathFor(pod, target.containerName) : undefined;
-    const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
     const namespace = pod.metadata.namespace ?? "default";
+    this.record(namespace, pod.metadata.name ?? "", {
+      kind: "Pod",
+      apiVersion: "v1",
+      namespace,
+      ...(pod.metadata.name !== undefined ? { name: pod.metadata.name } : {}),
+      ...(pod.metadata.uid !== undefined ? { uid: this.involvedUid(pod.metadata.uid) } : {}),
+      ...(fieldPath !== undefined ? { fieldPath } : {}),
+    }, type, reason, message);
+  }
+
+  /**
+   * nodeEvent records an event about the node itself, as the kubelet records its node's events
+   * (involvedObject Node with the node's name as name and UID, in the default namespace).
+   */
+  nodeEvent(type: EventType, reason: string, message: string): void {
+    this.record("default", this.host, { kind: "Node", name: this.host, uid: this.host }, type, reason, message);
+  }
+
+  private record(namespace: string, objectName: string, involvedObject: KubeEvent["involvedObject"], type: EventType, reason: string, message: string): void {
+    const now = new Date(this.clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
     const fresh: KubeEvent = {
       apiVersion: "v1",
       kind: "Event",
       metadata: {
         // client-go names an event "<object>.<hex nanoseconds>"; the sequence keeps names unique within a millisecond.
-        name: `${pod.metadata.name ?? ""}.${(this.clock.now() * 1000 + this.sequence++).toString(16)}`,
+        name: `${objectName}.${(this.clock.now() * 1000 + this.sequence++).toString(16)}`,
         namespace,
         creationTimestamp: now,
       },
-      involvedObject: {
-        kind: "Pod",
-        apiVersion: "v1",
-        namespace,
-        ...(pod.metadata.name !== undefined ? { name: pod.metadata.name } : {}),
-        ...(pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {}),
-        ...(fieldPath !== undefined ? { fieldPath } : {}),
-      },
+      involvedObject,
       reason,
       message,
       type,

@@ -72,7 +72,7 @@ describe("runLifecycleHook", () => {
     {
       name: "httpGet with a named port that the container does not have → the kubelet's port error",
       handler: () => ({ httpGet: { path: "/", port: "metrics" } }),
-      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: strconv.Atoi: parsing "metrics": invalid syntax`,
+      want: () => `HTTP lifecycle hook (/) for Container "app" in Pod "web_default(uid-1)" failed - error: port "metrics" not found`,
     },
     {
       name: "tcpSocket with a number → cannot run (the kubelet has no tcpSocket hook runner)",
@@ -173,7 +173,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
+      spec: { containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
     });
     const calls = runtime.calls.filter((c) => /^(start|exec|stop) /.test(c));
     assert.deepEqual(calls.slice(0, 3), ["start app#0", "exec app#0 init-hook", "stop app#0 grace=30"]);
@@ -193,7 +193,7 @@ describe("agent lifecycle hooks", () => {
       runtime.execExit.set("app", exitCode);
       await admitRunning(agent, clock, {
         metadata: { name: "p", namespace: "default" },
-        spec: { terminationGracePeriodSeconds: 20, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain", "--now"] } } } }] },
+        spec: { terminationGracePeriodSeconds: 20, containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain", "--now"] } } } }] },
       });
       agent.deletePod("default", "p");
       await flushMicrotasks(50);
@@ -206,12 +206,29 @@ describe("agent lifecycle hooks", () => {
     }
   });
 
+  test("executePreStopHook: a preStop hook still running when the grace period ends is only logged, no FailedPreStopHook, and the kill goes on", async () => {
+    const { clock, runtime, agent } = startAgentOnFakes();
+    runtime.execDelayMs.set("app", 60_000);
+    await admitRunning(agent, clock, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain"] } } } }] },
+    });
+    agent.deletePod("default", "p");
+    for (let s = 0; s < 5; s++) {
+      await clock.advance(1000);
+      await flushMicrotasks(50);
+    }
+    assert.deepEqual(runtime.calls.filter((c) => /^(exec|stop) /.test(c)), ["exec app#0 drain", "stop app#0 grace=2"]);
+    assert.deepEqual(reasons(agent).filter((e) => e.startsWith("FailedPreStopHook")), []);
+    await agent.close();
+  });
+
   test("a failed postStart hook's event carries the fixed message only; its error goes to the waiting state PostStartHookError", async () => {
     const { clock, runtime, agent } = startAgentOnFakes();
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook", "--token=s3cret"] } } } }] },
+      spec: { containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook", "--token=s3cret"] } } } }] },
     });
     const failed = agent.listEvents("default").filter((e) => e.reason === "FailedPostStartHook");
     assert.deepEqual(failed.map((e) => [e.type, e.message, e.involvedObject.fieldPath]), [["Warning", "PostStartHook failed", "spec.containers{app}"]]);
@@ -227,7 +244,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execExit.set("app", 1);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { restartPolicy: "Never", containers: [{ name: "app", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
+      spec: { restartPolicy: "Never", containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { postStart: { exec: { command: ["init-hook"] } } } }] },
     });
     await flushMicrotasks(50);
     const state = agent.getPod("default", "p").status?.containerStatuses?.[0]?.state;

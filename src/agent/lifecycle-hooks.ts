@@ -3,6 +3,7 @@
 import type { Container, HTTPGetAction, LifecycleHandler, Pod } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
 import { goQuote } from "../api/field-errors.js";
+import { formatPod } from "../api/format-pod.js";
 import { decodeOutput } from "../probe/exec.js";
 import { isHttpStatusFailure, probeHttp } from "../probe/http.js";
 import { SCHEME_MISMATCH } from "../probe/http-errors.js";
@@ -51,7 +52,7 @@ export async function runLifecycleHook(handler: LifecycleHandler, ctx: HookConte
   if (handler.httpGet) {
     const cause = await runHttpHook(handler.httpGet, ctx, timeoutMs);
     if (cause === undefined) return undefined;
-    return `HTTP lifecycle hook (${handler.httpGet.path ?? "/"}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${cause}`;
+    return `HTTP lifecycle hook (${handler.httpGet.path ?? "/"}) for Container "${ctx.container.name}" in Pod "${formatPod(ctx.pod)}" failed - error: ${cause}`;
   }
   if (handler.sleep) {
     await ctx.clock.sleep(Math.min(handler.sleep.seconds * 1000, timeoutMs));
@@ -78,7 +79,7 @@ async function runExecHook(argv: readonly string[], ctx: HookContext, timeoutMs:
   } catch (err) {
     cause = err instanceof Error ? err.message : String(err);
   }
-  return `Exec lifecycle hook (${goSlice(argv)}) for Container "${ctx.container.name}" in Pod "${podName(ctx.pod)}" failed - error: ${cause}, message: ${goQuote(output)}`;
+  return `Exec lifecycle hook (${goSlice(argv)}) for Container "${ctx.container.name}" in Pod "${formatPod(ctx.pod)}" failed - error: ${cause}, message: ${goQuote(output)}`;
 }
 
 /**
@@ -118,10 +119,6 @@ function plainHttpRetry(request: HttpProbeRequest): { request: HttpProbeRequest;
   if (typeof parts === "string" || parts.scheme !== "https") return undefined;
   const headers = request.headers.filter(([name]) => name !== "Authorization");
   return { request: { ...request, url: renderUrl({ ...parts, scheme: "http" }), headers }, host: parts.authority ?? "" };
-}
-
-function podName(pod: Pod): string {
-  return `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}(${pod.metadata.uid ?? ""})`;
 }
 
 function goSlice(items: readonly string[]): string {

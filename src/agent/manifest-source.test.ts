@@ -6,7 +6,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { FakeClock } from "../../test/fakes/fake-clock.js";
+import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
+import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import type { Pod } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
@@ -101,4 +102,26 @@ test("a manifest's ConfigMaps and Secrets are loaded before its pods; a Deployme
   await rm(join(dir, "app.yaml"));
   await manifests.scan();
   assert.deepEqual(admitter.admitted.at(-1), "put ", "a vanished file's objects go with it");
+});
+
+test("a watched manifest that does not apply becomes a Warning event on the node, and what runs from it keeps running", async (t) => {
+  const { clock, agent } = startAgentOnFakes();
+  t.after(() => agent.close(0));
+  const dir = await mkdtemp(join(tmpdir(), "probelet-manifests-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const manifests = new ManifestDirectory(dir, agent, clock, silentLogger);
+  t.after(() => manifests.close());
+  const path = join(dir, "web.yaml");
+  await writeFile(path, POD);
+  await manifests.scan();
+  await tick(clock);
+  const before = agent.getPod("default", "web").metadata.uid;
+  await writeFile(path, POD.replace("image: busybox", "image: busybox, bogus: 1"));
+  await manifests.scan();
+  await tick(clock);
+  const events = agent.listEvents("default").filter((e) => e.reason === "ManifestRejected");
+  assert.equal(events.length, 1, JSON.stringify(agent.listEvents("default")));
+  assert.deepEqual([events[0]!.type, events[0]!.involvedObject.kind, events[0]!.involvedObject.name], ["Warning", "Node", "node-a"]);
+  assert.equal(events[0]!.message, `Manifest ${path} not applied (what runs from it keeps running): strict decoding error: unknown field "spec.containers[0].bogus"`);
+  assert.equal(agent.getPod("default", "web").metadata.uid, before, "the running pod is kept");
 });

@@ -15,18 +15,20 @@ import type { Logger } from "../util/logger.js";
 import type { Pod } from "../api/types.js";
 import { readFileBounded } from "../util/read-bounded-file.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
-import type { AdmitResult } from "./agent.js";
+import type { AdmitOptions, AdmitResult } from "./agent.js";
 import { collectManifestObject, emptyManifestObjects, type ManifestObjects, type ObjectRef } from "./manifest-objects.js";
 
 /** PodAdmitter is the part of the agent a source needs. */
 export interface PodAdmitter {
-  admit(pod: Pod, source: string): AdmitResult;
+  admit(pod: Pod, source: string, options?: AdmitOptions): AdmitResult;
   removeSource(source: string, keep?: ReadonlySet<string>): void;
   /**
    * putConfigObjects makes the store hold a source's ConfigMaps and Secrets (ManifestConfigObjects.put);
    * returns the errors.
    */
   putConfigObjects(source: string, objects: readonly KubeObject[], keep?: readonly ObjectRef[]): string[];
+  /** manifestRejected is told what a watched manifest file could not apply (the agent records an event). */
+  manifestRejected?(file: string, errors: readonly string[]): void;
 }
 
 /** SourceReport lists what loading one manifest text produced. */
@@ -94,7 +96,7 @@ export function applyManifest(admitter: PodAdmitter, text: string, fileName: str
   report.errors.push(...errors, ...admitter.putConfigObjects(source, configObjects, refused).map((e) => (e.startsWith(" ") ? e : `${fileName}: ${e}`)));
   const keep = new Set<string>();
   for (const pod of checked.pods) {
-    const result = admitter.admit(pod, source);
+    const result = admitter.admit(pod, source, { watched: replaceSource });
     if (result.ok) {
       keep.add(result.pod.metadata.uid ?? "");
       report.admitted.push(`${result.pod.metadata.namespace ?? "default"}/${result.pod.metadata.name ?? ""}`);
@@ -187,6 +189,7 @@ export class ManifestDirectory {
         this.seen.set(path, TOO_LARGE);
         const report: SourceReport = { source: `file:${path}`, admitted: [], errors: [`${name}: ${tooLargeMessage(MAX_INPUT_BYTES)}`], warnings: [] };
         this.logger.error("Manifest rejected; pods already running from it are kept", { file: path, errors: report.errors });
+        this.admitter.manifestRejected?.(path, report.errors);
         this.onReport(report);
         continue;
       }
@@ -195,7 +198,10 @@ export class ManifestDirectory {
       if (this.seen.get(path) === hash) continue;
       this.seen.set(path, hash);
       const report = applyManifest(this.admitter, text, name, `file:${path}`, true);
-      if (report.errors.length > 0) this.logger.error("Manifest not applied in full; what it refused keeps running as before", { file: path, errors: report.errors });
+      if (report.errors.length > 0) {
+        this.logger.error("Manifest not applied in full; what it refused keeps running as before", { file: path, errors: report.errors });
+        this.admitter.manifestRejected?.(path, report.errors);
+      }
       this.onReport(report);
     }
     for (const path of [...this.seen.keys()]) {

@@ -3,7 +3,7 @@
 // kubelet's static pods); API pods are written to the object store exactly as a create through
 // the API would write them (the pods strategy: validation, status Pending, bound to this node)
 // and reach the agent through its API pod source. A running manifest pod is reflected in the
-// store as a mirror pod (kubelet pkg/kubelet/pod/mirror_client.go CreateMirrorPod).
+// store as a mirror pod (static-pod-mirrors.ts).
 import type { Pod } from "../api/types.js";
 import { formatFieldErrors } from "../api/field-errors.js";
 import { defaultAndValidatePod, type ValidationOptions } from "../api/validation.js";
@@ -12,19 +12,18 @@ import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
-import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "./api-pod-source.js";
 import { podUidFor } from "./pod-uid.js";
 
 /** AdmitResult is the outcome of admitting one pod. */
 export type AdmitResult = { ok: true; pod: Pod } | { ok: false; name: string; errors: string[] };
 
-/** admitManifestPod defaults and validates a manifest pod and gives it its UID (derived unless given) and creation time. */
-export function admitManifestPod(input: Pod, source: string, uid: string | undefined, now: number): AdmitResult {
+/** admitManifestPod defaults and validates a manifest pod and gives it its UID (derived from source and content) and creation time. */
+export function admitManifestPod(input: Pod, source: string, now: number): AdmitResult {
   const checked = defaultAndValidatePod(input);
   const name = input.metadata?.name ?? "";
   if (!checked.ok) return { ok: false, name, errors: formatFieldErrors(checked.errors) };
   const pod = checked.pod;
-  pod.metadata.uid = uid ?? podUidFor(pod, source);
+  pod.metadata.uid = podUidFor(pod, source);
   pod.metadata.creationTimestamp ??= rfc3339(now);
   return { ok: true, pod };
 }
@@ -62,10 +61,4 @@ export function createApiPod(store: ObjectStore, input: Pod, nodeName: string, o
 function validatedWith(pod: Pod, options: ValidationOptions): { object: Pod; errors: ReturnType<typeof PODS.strategy.validate>["errors"] } {
   const checked = defaultAndValidatePod(pod, options);
   return checked.ok ? { object: checked.pod, errors: [] } : { object: pod, errors: checked.errors };
-}
-
-/** mirrorPodFor is the store's reflection of a manifest pod: the same pod, annotated as a mirror of its source. */
-export function mirrorPodFor(pod: Pod, nodeName: string): Pod {
-  const annotations = { ...pod.metadata.annotations, [ANNOTATION_CONFIG_MIRROR]: pod.metadata.uid ?? "", [ANNOTATION_CONFIG_SOURCE]: "file" };
-  return { apiVersion: "v1", kind: "Pod", ...pod, metadata: { ...pod.metadata, annotations }, spec: { ...pod.spec, nodeName: pod.spec.nodeName ?? nodeName } };
 }

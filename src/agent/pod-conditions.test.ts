@@ -22,7 +22,7 @@ test("merging keeps the agent's own conditions and takes the others from the API
 
 test("a readiness gate's condition patched into pods/status makes the pod Ready and survives the agent's later status writes", async () => {
   const { clock, agent } = startAgentOnFakes();
-  const pod: Pod = { metadata: { name: "gated", namespace: "default" }, spec: { readinessGates: [{ conditionType: GATE }], containers: [{ name: "app", command: ["app"] }] } };
+  const pod: Pod = { metadata: { name: "gated", namespace: "default" }, spec: { readinessGates: [{ conditionType: GATE }], containers: [{ name: "app", image: "img", command: ["app"] }] } };
   await admitRunning(agent, clock, pod);
   const stored = () => agent.store.mustGet<Pod>("pods", "default", "gated");
   const ready = () => stored().status?.conditions?.find((c) => c.type === "Ready");

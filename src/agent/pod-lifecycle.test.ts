@@ -31,7 +31,7 @@ function phasesSeen(agent: Agent, name: string): string[] {
 
 test("pod Never with a container Always that exits 1 restarts it and stays Running", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-always", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  agent.admit(pod("c-always", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
   const seen = phasesSeen(agent, "c-always");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
@@ -48,7 +48,7 @@ test("pod Never with a container Always that exits 1 restarts it and stays Runni
 
 test("pod Never with a container Always that exits 0 restarts it and never shows Failed or Succeeded", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-always0", [{ name: "app", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
+  agent.admit(pod("c-always0", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Always" }], { restartPolicy: "Never" }), "api");
   const seen = phasesSeen(agent, "c-always0");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 0);
@@ -65,7 +65,7 @@ test("pod Never with a container Always that exits 0 restarts it and never shows
 
 test("pod Always with a container Never that exits 1 goes Failed, is not restarted, and stays Failed", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("c-never", [{ name: "app", command: ["app"], restartPolicy: "Never" }], { restartPolicy: "Always" }), "api");
+  agent.admit(pod("c-never", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Never" }], { restartPolicy: "Always" }), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
   for (let i = 0; i < 3; i++) await tick(clock);
@@ -76,7 +76,7 @@ test("pod Always with a container Never that exits 1 goes Failed, is not restart
 
 test("restartPolicyRules: exit code 42 matches the Restart rule and restarts; exit 1 falls back to Never and fails the pod", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
+  const app: Container = { name: "app", image: "img", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }] };
   agent.admit(pod("rules", [app], { restartPolicy: "Never" }), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 42);
@@ -93,7 +93,7 @@ test("restartPolicyRules: exit code 42 matches the Restart rule and restarts; ex
 
 test("an init container whose own restartPolicy is Never fails the pod Always on exit 1; nothing else starts", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("init-never", [{ name: "app", command: ["app"] }], { restartPolicy: "Always", initContainers: [{ name: "setup", command: ["setup"], restartPolicy: "Never" }] }), "api");
+  agent.admit(pod("init-never", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Always", initContainers: [{ name: "setup", image: "img", command: ["setup"], restartPolicy: "Never" }] }), "api");
   await tick(clock);
   runtime.exit(runtime.current("setup")!.id, 1);
   for (let i = 0; i < 3; i++) await tick(clock);
@@ -107,7 +107,7 @@ test("a liveness kill of a container that will not restart says so (no \", will 
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
-  agent.admit(pod("probe-never", [{ name: "app", command: ["app"], restartPolicy: "Never", livenessProbe }], { restartPolicy: "Always", terminationGracePeriodSeconds: 3 }), "api");
+  agent.admit(pod("probe-never", [{ name: "app", image: "img", command: ["app"], restartPolicy: "Never", livenessProbe }], { restartPolicy: "Always", terminationGracePeriodSeconds: 3 }), "api");
   for (let i = 0; i < 5; i++) await tick(clock);
   assert.ok(events(agent).includes("Killing Container app failed liveness probe"), events(agent).join("\n"));
   assert.equal(runtime.current("app")!.attempt, 0);
@@ -118,10 +118,10 @@ test("a liveness kill of a container that will not restart says so (no \", will 
 test("sidecars stop in the same sync once no regular container will run again, in reverse order; the pod stays Running until they have stopped", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   const sidecars: Container[] = [
-    { name: "side-a", command: ["a"], restartPolicy: "Always" },
-    { name: "side-b", command: ["b"], restartPolicy: "Always" },
+    { name: "side-a", image: "img", command: ["a"], restartPolicy: "Always" },
+    { name: "side-b", image: "img", command: ["b"], restartPolicy: "Always" },
   ];
-  agent.admit(pod("done", [{ name: "app", command: ["app"] }], { restartPolicy: "Never", initContainers: sidecars, terminationGracePeriodSeconds: 30 }), "api");
+  agent.admit(pod("done", [{ name: "app", image: "img", command: ["app"] }], { restartPolicy: "Never", initContainers: sidecars, terminationGracePeriodSeconds: 30 }), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   assert.equal(runtime.current("app")?.state, "running");
   runtime.stopDelayMs = 4000;
@@ -140,7 +140,7 @@ test("sidecars stop in the same sync once no regular container will run again, i
 
 test("deleting a pod with a sidecar takes one grace period: the sidecar waits for the regular container and gets what is left, at least 2 s", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("graceful", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "side", command: ["s"], restartPolicy: "Always" }], terminationGracePeriodSeconds: 10 }), "api");
+  agent.admit(pod("graceful", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "side", image: "img", command: ["s"], restartPolicy: "Always" }], terminationGracePeriodSeconds: 10 }), "api");
   for (let i = 0; i < 3; i++) await tick(clock);
   runtime.stopDelayMs = 60_000; // every container ignores SIGTERM: each stop lasts its whole grace period
   const started = clock.now();
@@ -158,7 +158,7 @@ test("deleting a pod with a sidecar takes one grace period: the sidecar waits fo
 test("a deleted pod's final status is published before it goes: MODIFIED with terminated containers, a terminal phase and Ready False, then DELETED", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.stopExitCode = 143;
-  agent.admit(pod("final", [{ name: "app", command: ["app"] }, { name: "done", command: ["d"] }], { terminationGracePeriodSeconds: 5 }), "api");
+  agent.admit(pod("final", [{ name: "app", image: "img", command: ["app"] }, { name: "done", image: "img", command: ["d"] }], { terminationGracePeriodSeconds: 5 }), "api");
   await tick(clock);
   const seen: WatchEvent<Pod>[] = [];
   agent.watchPods((e) => seen.push(e));
@@ -182,7 +182,7 @@ test("a deleted pod's final status is published before it goes: MODIFIED with te
 test("a deleted pod whose containers all exit 0 on SIGTERM ends Succeeded", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.stopExitCode = 0;
-  agent.admit(pod("clean", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("clean", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   const seen: WatchEvent<Pod>[] = [];
   agent.watchPods((e) => seen.push(e));
@@ -198,7 +198,7 @@ test("an agent shutdown does not save the final status of the pods it stops: the
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const first = new Agent({ runtime: new FakeRuntime(clock), stateDir, clock });
     first.start();
-    first.admit(pod("kept", [{ name: "app", command: ["app"] }]), "api");
+    first.admit(pod("kept", [{ name: "app", image: "img", command: ["app"] }]), "api");
     await tick(clock);
     assert.equal(phase(first, "kept"), "Running");
     await first.close();
@@ -223,10 +223,80 @@ test("a liveness kill announced \", will be restarted\" (a Restart rule makes th
   const { clock, runtime, agent } = startAgentOnFakes();
   runtime.execExit.set("app", 1);
   const livenessProbe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 1 };
-  const app: Container = { name: "app", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
+  const app: Container = { name: "app", image: "img", command: ["app"], restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [42] } }], livenessProbe };
   agent.admit(pod("probe-rule", [app], { restartPolicy: "Never", terminationGracePeriodSeconds: 3 }), "api");
   for (let i = 0; i < 5; i++) await tick(clock);
   assert.ok(events(agent).includes("Killing Container app failed liveness probe, will be restarted"), events(agent).join("\n"));
   assert.ok(runtime.current("app")!.attempt >= 1, "started again after the kill (exit 137)");
+  await agent.close();
+});
+
+test("kubernetes#137146: after an agent restart, a crashed main container of a pod whose started sidecar has a startupProbe is restarted", async () => {
+  const stateDir = await mkdtemp(join(tmpdir(), "probelet-sidecar-restart-"));
+  try {
+    const clock = new FakeClock(Date.UTC(2026, 0, 1));
+    const runtime = new FakeRuntime(clock);
+    const first = new Agent({ runtime, stateDir, clock });
+    first.start();
+    const sidecar: Container = { name: "proxy", image: "img", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
+    first.admit(pod("with-sidecar", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [sidecar] }), "api");
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")?.state, "running", "the main container started after the sidecar's startup probe");
+    await first.detach();
+    // The sidecar started more than 10 s before the next agent: its probe state survives the restart.
+    await clock.advance(60_000);
+    const second = new Agent({ runtime, stateDir, clock });
+    await second.restore();
+    second.start();
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, 1);
+    for (let i = 0; i < 5; i++) await tick(clock);
+    assert.equal(runtime.current("app")!.attempt, 1, runtime.calls.join("\n"));
+    assert.equal(second.getPod("default", "with-sidecar").status?.containerStatuses?.[0]?.restartCount, 1);
+    await second.close(0);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+});
+
+test("[case 226] TestSyncPodWithRestartAllContainers (KEP-5532): an exit matching the rule resets the pod in place — AllContainersRestarting True, running containers killed without grace, every container removed, the init container run again, then all containers", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const conditions: string[] = [];
+  const states: string[] = [];
+  agent.watchPods((e) => {
+    if (e.object.metadata.name !== "reset") return;
+    const c = e.object.status?.conditions?.find((x) => x.type === "AllContainersRestarting");
+    const line = c ? `${c.status}${c.reason ? `/${c.reason}` : ""}${c.message ? `: ${c.message}` : ""}` : "";
+    if (line !== "" && conditions.at(-1) !== line) conditions.push(line);
+    const app = e.object.status?.containerStatuses?.find((x) => x.name === "app");
+    const state = app?.state?.waiting ? `waiting:${app.state.waiting.reason}` : app?.state?.running ? "running" : app?.state?.terminated ? "terminated" : "";
+    const initialized = e.object.status?.conditions?.find((x) => x.type === "Initialized")?.status ?? "";
+    const line2 = `${e.object.status?.phase} init=${initialized} app=${state} restarts=${app?.restartCount ?? 0}`;
+    if (states.at(-1) !== line2) states.push(line2);
+  });
+  const trigger: Container = { name: "trigger", image: "img", command: ["t"], restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+  agent.admit(pod("reset", [{ name: "app", image: "img", command: ["app"] }, trigger], { initContainers: [{ name: "setup", image: "img", command: ["setup"] }] }), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")?.state, "running");
+  const before = runtime.calls.length;
+  runtime.exit(runtime.current("trigger")!.id, 42);
+  for (let i = 0; i < 5; i++) await tick(clock);
+  const calls = runtime.calls.slice(before);
+  // The running app is killed without grace and removed first, then the init container, then the trigger (removed last).
+  assert.deepEqual(calls.filter((c) => /^(stop|remove) /.test(c)), ["stop app#0 grace=0", "remove app#0", "remove setup#0", "remove trigger#0"]);
+  // (The new instance's attempt comes from the log directory, which the fake runtime does not write.)
+  assert.ok(calls.findIndex((c) => c.startsWith("start setup#")) > calls.indexOf("remove trigger#0"), calls.join("\n"));
+  assert.ok(events(agent).includes("Killing killing"), events(agent).join("\n"));
+  assert.deepEqual(conditions, ["False", "True/RestartAllContainersStarted: container exited with restart policy rule", "False"]);
+  assert.ok(states.includes("Running init=True app=waiting:RestartingAllContainers restarts=1"), states.join("\n"));
+  assert.ok(states.every((s) => !s.includes("init=False") || states.indexOf(s) < 2), `Initialized stays True once the pod was initialized:\n${states.join("\n")}`);
+  const last = agent.getPod("default", "reset").status!.containerStatuses!.find((c) => c.name === "app")!;
+  assert.deepEqual(last.lastState?.terminated?.reason, "RestartingAllContainers");
+  runtime.exit(runtime.current("setup")!.id, 0);
+  for (let i = 0; i < 3; i++) await tick(clock);
+  assert.deepEqual([runtime.current("app")?.state, runtime.current("trigger")?.state], ["running", "running"]);
+  assert.equal(agent.getPod("default", "reset").status?.phase, "Running");
   await agent.close();
 });

@@ -36,7 +36,7 @@ test("getPhase: the pod is terminal only when no stopped container will restart"
 
 test("getPhase: a running sidecar keeps the pod Running after the regular containers completed; a stopped one does not count", () => {
   const p = pod({ restartPolicy: "Never", initContainers: [{ name: "side", restartPolicy: "Always" }], containers: [{ name: "app" }] });
-  assert.equal(podPhase(p, [running("side")], [exited("app", 0)]), "Running");
+  assert.equal(podPhase(p, [{ ...running("side"), started: true }], [exited("app", 0)]), "Running");
   assert.equal(podPhase(p, [exited("side", 143)], [exited("app", 0)]), "Succeeded");
 });
 
@@ -53,9 +53,25 @@ test("getPhase: for a terminal pod (SyncTerminatingPod) the exit codes alone dec
 
 test("generateAPIPodStatus: a terminal phase never changes again", () => {
   const p = pod({ restartPolicy: "Never", containers: [{ name: "app" }] });
-  const input = { pod: p, initContainerStatuses: [], containerStatuses: [exited("app", 0)], sandboxReady: true, podIP: "", hostIP: "", startTime: 0, now: 0 };
+  const input = { pod: p, initContainerStatuses: [], containerStatuses: [exited("app", 0)], podIP: "", hostIP: "", startTime: 0, now: 0 };
   assert.equal(buildPodStatus({ ...input, previous: { phase: "Failed" } }).phase, "Failed");
   assert.equal(buildPodStatus({ ...input, previous: { phase: "Running" } }).phase, "Succeeded");
+});
+
+test("getPhase: a sidecar running but not started keeps a pod Pending until a regular container has run (podHasInitialized)", () => {
+  const p = pod({ restartPolicy: "Always", initContainers: [{ name: "side", restartPolicy: "Always" }], containers: [{ name: "app" }] });
+  const waiting: ContainerStatus = { name: "app", ready: false, restartCount: 0, state: { waiting: { reason: "PodInitializing" } } };
+  assert.equal(podPhase(p, [running("side")], [waiting]), "Pending");
+  assert.equal(podPhase(p, [running("side")], [{ ...running("app"), containerID: "fake://a" }]), "Running");
+});
+
+test("getPhase (RestartAllContainers): containers removed by the reset (waiting, last state RestartingAllContainers 137) keep the pod Running, an init container among them too", () => {
+  const p = pod({ restartPolicy: "Never", initContainers: [{ name: "setup" }], containers: [{ name: "app", restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] }] });
+  const removed = (name: string): ContainerStatus => ({ name, ready: false, restartCount: 1, state: { waiting: { reason: "RestartingAllContainers" } }, lastState: { terminated: { exitCode: 137, reason: "RestartingAllContainers" } } });
+  assert.equal(podPhase(p, [removed("setup")], [removed("app")]), "Running");
+  // The trigger's own exit: the RestartAllContainers rule restarts it.
+  assert.equal(podPhase(p, [exited("setup", 0)], [exited("app", 42)]), "Running");
+  assert.equal(podPhase(p, [exited("setup", 0)], [exited("app", 1)]), "Failed");
 });
 
 test("generateAPIPodStatus: hostIPs lists the node's IP as hostIP does; convertToAPIContainerStatuses: imageID is the runtime's image_ref", () => {

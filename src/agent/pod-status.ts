@@ -3,14 +3,17 @@
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from "../api/types.js";
 import type { ContainerInfo } from "../runtime/runtime.js";
 import {
+  generateAllContainersRestartingCondition,
   generateContainersReadyCondition,
   generateInitializedCondition,
   generatePodReadyCondition,
   generatePodReadyToStartContainersCondition,
+  type SandboxNotReadyMessage,
   updateCondition,
 } from "../status/generate.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { allContainersCouldRestart } from "../kuberuntime/restart-all-containers.js";
 import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
 import { podQOSClass } from "../status/qos.js";
 
@@ -91,60 +94,86 @@ export function defaultWaitingReason(pod: Pod): "PodInitializing" | "ContainerCr
   return (pod.spec.initContainers ?? []).length > 0 ? "PodInitializing" : "ContainerCreating";
 }
 
-/** lastExit is the exit code a stopped container left: its terminated state, or the last one while it waits. */
-function lastExit(status: ContainerStatus | undefined): number | undefined {
-  return (status?.state?.terminated ?? (status?.state?.waiting ? status.lastState?.terminated : undefined))?.exitCode;
+/** RESTARTING_ALL_CONTAINERS is the reason of a container removed by a RestartAllContainers reset (kubelet RestartingAllContainers). */
+export const RESTARTING_ALL_CONTAINERS = "RestartingAllContainers";
+
+/**
+ * restartable: a container that stopped with `exitCode` will run again (ContainerShouldRestart),
+ * or was removed by a RestartAllContainers reset (its termination reason says so).
+ */
+function restartable(spec: Container, pod: Pod, terminated: { exitCode: number; reason?: string }): boolean {
+  return containerShouldRestart(spec, pod.spec, terminated.exitCode) || terminated.reason === RESTARTING_ALL_CONTAINERS;
 }
 
 /**
- * podPhase follows kubelet kubelet_pods.go getPhase with ContainerRestartRules on (1.35):
- * a plain init container that failed and will not restart fails the pod; one still pending
- * keeps it Pending. Running sidecars count as running (a sidecar still running keeps the pod
- * Running), stopped sidecars not at all. Once nothing runs, the pod is Running while any
- * stopped regular container will restart (podutil.ContainerShouldRestart), else Succeeded when
- * all exited 0 and Failed otherwise. `podIsTerminal` (a pod whose containers were all stopped for
- * good, SyncTerminatingPod) skips the restart question.
+ * podPhase is kubelet kubelet_pods.go getPhase with ContainerRestartRules and
+ * RestartAllContainersOnContainerExits on (1.37), counter for counter: a plain init container
+ * that failed and will not restart fails the pod, one running or not yet run keeps it Pending;
+ * a sidecar counts while it runs (Pending until started, unless a regular container has
+ * already run); then Running while a regular container runs, and once none does, Running while a
+ * stopped one will restart, else Succeeded when all exited 0 and Failed otherwise. `podIsTerminal`
+ * (a pod whose containers were all stopped for good, SyncTerminatingPod) skips the restart
+ * question. A container without a status counts as unknown (Pending).
  */
 export function podPhase(pod: Pod, initStatuses: readonly ContainerStatus[], statuses: readonly ContainerStatus[], podIsTerminal = false): PodPhase {
-  let pendingInit = 0;
-  let failedInit = false;
+  const statusOf = (name: string): ContainerStatus | undefined => initStatuses.find((x) => x.name === name) ?? statuses.find((x) => x.name === name);
+  // kubecontainer.HasAnyActiveRegularContainerStarted: a regular container has an instance.
+  const podHasInitialized = pod.spec.containers.some((c) => statusOf(c.name)?.containerID);
+  let pendingRestartableInit = 0;
+  let pendingRegularInit = 0;
+  let failedInitNotRestartable = 0;
+  for (const spec of pod.spec.initContainers ?? []) {
+    if (isRestartableInitContainer(spec)) continue;
+    const s = statusOf(spec.name);
+    const stopped = s?.state?.terminated ?? (s?.state?.waiting ? s.lastState?.terminated : undefined);
+    if (s === undefined || s.state?.running || (s.state?.terminated === undefined && stopped === undefined)) pendingRegularInit++;
+    else if (stopped !== undefined && stopped.exitCode !== 0 && !restartable(spec, pod, stopped)) failedInitNotRestartable++;
+  }
+  let unknown = 0;
   let running = 0;
   let waiting = 0;
-  for (const spec of pod.spec.initContainers ?? []) {
-    const s = initStatuses.find((x) => x.name === spec.name);
-    if (isRestartableInitContainer(spec)) {
-      if (s?.state?.running) running++;
-      else if (!s?.state?.terminated && !s?.lastState?.terminated) waiting++;
-      continue;
-    }
-    if (s?.state?.terminated?.exitCode === 0) continue;
-    const exit = lastExit(s);
-    if (exit !== undefined && exit !== 0 && !containerShouldRestart(spec, pod.spec, exit)) failedInit = true;
-    pendingInit++;
-  }
-  if (failedInit) return "Failed";
-  if (pendingInit > 0) return "Pending";
   let stopped = 0;
+  let stoppedNotRestartable = 0;
   let succeeded = 0;
-  let willRestart = 0;
-  for (const spec of pod.spec.containers) {
-    const s = statuses.find((x) => x.name === spec.name);
-    const exit = lastExit(s);
-    if (s?.state?.running) {
+  for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
+    const s = statusOf(spec.name);
+    if (s === undefined) unknown++;
+    else if (s.state?.running) {
+      if (s.started !== true) pendingRestartableInit++;
       running++;
-    } else if (exit === undefined) {
-      waiting++;
+    } else if (s.state?.terminated) {
+      // A stopped sidecar does not count.
+    } else if (s.state?.waiting) {
+      if (s.lastState?.terminated === undefined) {
+        pendingRestartableInit++;
+        waiting++;
+      }
     } else {
-      stopped++;
-      if (exit === 0) succeeded++;
-      if (containerShouldRestart(spec, pod.spec, exit)) willRestart++;
+      pendingRestartableInit++;
+      unknown++;
     }
   }
-  if (waiting > 0) return "Pending";
-  if (running > 0) return "Running";
-  if (stopped === 0) return "Pending";
-  if (!podIsTerminal && willRestart > 0) return "Running";
-  return stopped === succeeded ? "Succeeded" : "Failed";
+  for (const spec of pod.spec.containers) {
+    const s = statusOf(spec.name);
+    const last = s?.state?.terminated ?? (s?.state?.waiting ? s.lastState?.terminated : undefined);
+    if (s === undefined) unknown++;
+    else if (s.state?.running) running++;
+    else if (last !== undefined) {
+      stopped++;
+      if (!restartable(spec, pod, last)) stoppedNotRestartable++;
+      if (s.state?.terminated?.exitCode === 0) succeeded++;
+    } else if (s.state?.waiting) waiting++;
+    else unknown++;
+  }
+  if (failedInitNotRestartable > 0) return "Failed";
+  if (pendingRegularInit > 0 || (pendingRestartableInit > 0 && !podHasInitialized) || waiting > 0) return "Pending";
+  if (running > 0 && unknown === 0) return "Running";
+  if (running === 0 && stopped > 0 && unknown === 0) {
+    if (podIsTerminal) return stopped === succeeded ? "Succeeded" : "Failed";
+    if (stopped !== stoppedNotRestartable) return "Running";
+    return stopped === succeeded ? "Succeeded" : "Failed";
+  }
+  return "Pending";
 }
 
 /** PodStatusInput is everything buildPodStatus reads. */
@@ -153,13 +182,16 @@ export interface PodStatusInput {
   previous: PodStatus | undefined;
   initContainerStatuses: ContainerStatus[];
   containerStatuses: ContainerStatus[];
-  sandboxReady: boolean;
+  /** Why the pod's sandbox is not ready; absent when it is. */
+  sandboxNotReady?: SandboxNotReadyMessage | undefined;
   podIP: string;
   hostIP: string;
   startTime: number;
   now: number;
   /** True for the final status of a pod whose containers were all stopped (SyncTerminatingPod). */
   podIsTerminal?: boolean;
+  /** A RestartAllContainers reset is asked for and containers are still to be removed (KEP-5532). */
+  allContainersRestarting?: boolean;
 }
 
 /**
@@ -179,8 +211,8 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
     hostIP: input.hostIP,
     // kubelet generateAPIPodStatus: hostIPs lists the node's IPs, hostIP first.
     hostIPs: input.hostIP ? [{ ip: input.hostIP }] : [],
-    podIP: input.podIP,
-    podIPs: input.podIP ? [{ ip: input.podIP }] : [],
+    // Without a sandbox there is no pod IP: podIP and podIPs are absent (omitempty).
+    ...(input.podIP ? { podIP: input.podIP, podIPs: [{ ip: input.podIP }] } : {}),
     startTime: iso(input.startTime),
     initContainerStatuses: input.initContainerStatuses,
     containerStatuses: input.containerStatuses,
@@ -191,17 +223,23 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
   const set = (c: PodCondition): void => {
     status.conditions = updateCondition(status.conditions, c, now);
   };
-  set(generatePodReadyToStartContainersCondition(input.sandboxReady));
-  set(generateInitializedCondition(pod.spec, input.containerStatuses, input.initContainerStatuses, phase));
+  set(generatePodReadyToStartContainersCondition(input.sandboxNotReady));
+  set(generateInitializedCondition(pod.spec, input.containerStatuses, input.initContainerStatuses, phase, previous?.conditions));
   set({ type: "PodScheduled", status: "True" });
+  if (allContainersCouldRestart(pod.spec)) set(generateAllContainersRestartingCondition(phase, input.allContainersRestarting === true));
   // kubelet status_manager.go normalizeStatus: the pod's messages share 12 KiB evenly.
   truncateTerminationMessages(pod.spec.containers.length + (pod.spec.initContainers ?? []).length, [...input.initContainerStatuses, ...input.containerStatuses]);
   return status;
 }
 
-/** refreshReadyConditions recomputes ContainersReady and Ready from the containers' ready flags. */
+/**
+ * refreshReadyConditions recomputes Initialized, ContainersReady and Ready from the containers'
+ * ready flags, which the probe manager sets (kubelet generateAPIPodStatus generates the
+ * conditions after probeManager.UpdatePodStatus: a completed init container counts once ready).
+ */
 export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number): void {
   const at = iso(now);
+  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase), at);
   status.conditions = updateCondition(
     status.conditions,
     generateContainersReadyCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase),
@@ -212,8 +250,22 @@ export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number)
     generatePodReadyCondition(pod.spec, status.conditions, status.containerStatuses, status.initContainerStatuses, status.phase),
     at,
   );
-  const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"];
+  const order = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled", "AllContainersRestarting"];
   status.conditions.sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+}
+
+/** REMOVED_BY_RESTART_ALL_MESSAGE is the kubelet's message for a container a RestartAllContainers reset removed. */
+export const REMOVED_BY_RESTART_ALL_MESSAGE = "The container is removed because RestartAllContainers in place";
+
+/**
+ * removedByRestartAll renders a container that a RestartAllContainers reset removed from the
+ * runtime (kubelet convertToAPIContainerStatuses, podRestarting): waiting, reason
+ * RestartingAllContainers, the same as its last state (exit code 137), one restart more.
+ */
+export function removedByRestartAll(status: ContainerStatus, old: ContainerStatus): void {
+  status.state = { waiting: { reason: RESTARTING_ALL_CONTAINERS, message: REMOVED_BY_RESTART_ALL_MESSAGE } };
+  status.lastState = { terminated: { exitCode: 137, reason: RESTARTING_ALL_CONTAINERS, message: REMOVED_BY_RESTART_ALL_MESSAGE } };
+  status.restartCount = old.restartCount + 1;
 }
 
 /** UNKNOWN_LAST_STATE_MESSAGE is the kubelet's message for a running container that vanished from the runtime. */

@@ -7,21 +7,33 @@ import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
-import { isMirrorPod } from "./api-pod-source.js";
+import { isMirrorPod } from "../api/mirror-pod.js";
 import { mergeApiConditions } from "./pod-conditions.js";
 
 /**
- * writePodStatus puts a pod's status into its stored object, keeping the conditions the kubelet
- * does not own as they are there; a mirror pod also takes the manifest pod's deletion. A pod no longer in the store (or another pod of that name) is left
- * alone; an unchanged status writes nothing.
+ * writePodStatus puts a pod's status into its stored object (a manifest pod's: its mirror, of
+ * UID mirrorUid), keeping the conditions the kubelet does not own as they are there; a mirror pod
+ * also takes the manifest pod's deletion. A pod no longer in the store (or another pod of that
+ * name) is left alone; an unchanged status writes nothing. While the pod
+ * `couldHaveRunningContainers`, a terminal phase is not written yet: the stored phase, reason and
+ * message stay, with the new container statuses and conditions (status_manager.go
+ * mergePodStatus), so a failed pod reads Running until its containers and sandbox are stopped,
+ * then Failed.
  */
-export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, status: Pod["status"]): void {
-  const { namespace, name = "", uid, deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+export function writePodStatus(store: ObjectStore, pod: Pod, status: Pod["status"], mirrorUid?: string, couldHaveRunningContainers = false): void {
+  const { namespace, name = "", deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+  const mirror = mirrorUid !== undefined;
+  const uid = mirrorUid ?? pod.metadata.uid;
   try {
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
       // Conditions the kubelet does not own stay as the API has them (status_manager.go mergePodStatus).
-      const merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
+      let merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
+      if (merged !== undefined && couldHaveRunningContainers && isTerminalPhase(merged.phase) && !isTerminalPhase(current.status?.phase)) {
+        const { phase: _phase, reason: _reason, message: _message, ...rest } = merged;
+        const old = current.status;
+        merged = { ...rest, ...(old?.phase !== undefined ? { phase: old.phase } : {}), ...(old?.reason !== undefined ? { reason: old.reason } : {}), ...(old?.message !== undefined ? { message: old.message } : {}) };
+      }
       if (!deletionChanged && sameJson(current.status, merged)) return undefined;
       const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
       return { ...current, metadata, ...(merged !== undefined ? { status: merged } : {}) };
@@ -31,10 +43,18 @@ export function writePodStatus(store: ObjectStore, pod: Pod, mirror: boolean, st
   }
 }
 
-/** removeStoredPod deletes a pod from the store with grace 0 and a UID precondition (a pod already gone is fine). */
-export function removeStoredPod(store: ObjectStore, pod: Pod): void {
+function isTerminalPhase(phase: string | undefined): boolean {
+  return phase === "Succeeded" || phase === "Failed";
+}
+
+/**
+ * removeStoredPod deletes a pod (a manifest pod: its mirror, of UID mirrorUid) from the store with
+ * grace 0 and a UID precondition (a pod already gone is fine).
+ */
+export function removeStoredPod(store: ObjectStore, pod: Pod, mirrorUid?: string): void {
+  const uid = mirrorUid ?? pod.metadata.uid;
   try {
-    store.delete(PODS.name, pod.metadata.namespace, pod.metadata.name ?? "", pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {});
+    store.delete(PODS.name, pod.metadata.namespace, pod.metadata.name ?? "", uid !== undefined ? { uid } : {});
   } catch (err) {
     if (!(err instanceof StoreError)) throw err;
   }

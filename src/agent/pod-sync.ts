@@ -3,7 +3,9 @@
 // startContainer / killContainer, kubelet.go SyncTerminatingPod). The pod worker serialises
 // calls per pod; this file holds the decisions and the runtime calls.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { DEFAULT_TERMINATION_MESSAGE_PATH } from "../api/defaults.js";
+import { formatPod } from "../api/format-pod.js";
 import { parseQuantity } from "../api/quantity.js";
 import type { Container, ContainerStatus, Pod, PodStatus } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -11,8 +13,10 @@ import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
 import { isRestartableInitContainer } from "../prober/worker-policy.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
+import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
 import { containerShouldRestart } from "../kuberuntime/container-should-restart.js";
+import { allContainersCouldRestart, containersToReset, shouldAllContainersRestart } from "../kuberuntime/restart-all-containers.js";
 import { hasSidecars, TerminationOrdering } from "../kuberuntime/termination-ordering.js";
 import { killGracePeriodSeconds, remainingGraceAfterPreStop } from "../kuberuntime/grace-period.js";
 import {
@@ -21,8 +25,9 @@ import {
   terminationMessageHostPath,
   withTerminationMessage,
 } from "../kuberuntime/termination-message.js";
-import type { ContainerConfig, ContainerInfo, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
+import type { ContainerConfig, ContainerInfo, ContainerSecurity, KeyValue, Mount, PodSandboxConfig, Runtime } from "../runtime/runtime.js";
 import { RuntimeError } from "../runtime/runtime.js";
+import { formatConditionTime, generatePodReadyToStartContainersCondition, updateCondition, type SandboxNotReadyMessage } from "../status/generate.js";
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
@@ -31,12 +36,16 @@ import type { RestartBackoff } from "./backoff.js";
 import { expandCommandAndArgs, resolveContainerEnv } from "./container-env.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
 import type { NodeAllocatable } from "../volumes/downward-api.js";
-import { containerMounts, MountError, type PodVolumes } from "../volumes/pod-volumes.js";
+import { MountError, type PodVolumes } from "../volumes/pod-volumes.js";
 import type { ServiceAccountTokenSource } from "../volumes/service-account-tokens.js";
 import type { EventStore } from "./kube-events.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook } from "./lifecycle-hooks.js";
+import { DEADLINE_EXCEEDED_MESSAGE, DEADLINE_EXCEEDED_REASON, evictPastDeadline } from "./active-deadline.js";
+import { podSysctls } from "./node-admit-handlers.js";
+import type { ServiceSource } from "./service-env.js";
+import { podHostnameAndDomain, shouldMountHostsFile, writeHostsFile } from "./pod-hosts.js";
 import { containerHash } from "./pod-uid.js";
-import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, type ContainerInstances, type Waiting } from "./pod-status.js";
+import { buildPodStatus, containerStatus, defaultWaitingReason, groupInstances, keepLostHistory, refreshReadyConditions, removedByRestartAll, type ContainerInstances, type Waiting } from "./pod-status.js";
 import { restartCountFromLogDir } from "./log-restart-count.js";
 
 /**
@@ -82,8 +91,10 @@ export interface PodRecord {
   podIP: string;
   /** When the agent first admitted the pod (ms). */
   startTime: number;
-  /** Containers whose image warning was already emitted. */
-  imageWarned: Set<string>;
+  /** Set once the process runtime's ImageIgnored event was recorded for the pod. */
+  imageNoted?: boolean;
+  /** Containers whose unbindable terminationMessagePath was already warned about. */
+  messagePathWarned?: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
   /** Host path of every volume of the pod, by volume name, once set up. */
@@ -94,6 +105,12 @@ export interface PodRecord {
   requeueAt?: number | undefined;
   /** Set once the sandbox of a pod in a terminal phase was stopped (kubelet SyncTerminatingPod). */
   sandboxStopped?: boolean;
+  /**
+   * Set once every container of the pod was stopped for good (SyncTerminatingPod done): until
+   * then the pod could have running containers, and the store keeps its phase from turning
+   * terminal (status_manager.go mergePodStatus, couldHaveRunningContainers).
+   */
+  containersStopped?: boolean;
   /** Exited instances' messages with their termination messages, by container ID (an exited instance never changes). */
   exitedInfos?: Map<string, ContainerInfo>;
 }
@@ -123,11 +140,8 @@ export interface PodSyncerDeps {
   nodeAllocatable: NodeAllocatable;
   /** The service-account tokens of projected volumes (cluster mode). */
   tokens?: ServiceAccountTokenSource;
-}
-
-/** formatPod renders a pod as the kubelet's format.Pod: name_namespace(uid). */
-export function formatPod(pod: Pod): string {
-  return `${pod.metadata.name ?? ""}_${pod.metadata.namespace ?? ""}(${pod.metadata.uid ?? ""})`;
+  /** The cluster's services, for the containers' service variables (cluster mode). */
+  services?: ServiceSource;
 }
 
 /** PodSyncer reconciles pods with the runtime. */
@@ -153,7 +167,13 @@ export class PodSyncer {
     }
     let groups = await this.instances(record);
     if (!(await this.setUpVolumes(record))) return this.publish(record, groups, new Map());
+    if (await this.restartAllContainers(record, groups)) groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
+    // kuberuntime_manager.go doBackOff reads the pod status the sync started with: for a container
+    // this sync kills and starts again, that is its newest instance that had already exited (none:
+    // no back-off), not the one just killed.
+    const backOffBasis = new Map<string, ContainerInfo | undefined>();
+    for (const d of actions.decisions) if (d.action === "kill" && d.restart) backOffBasis.set(d.name, groups.get(d.name)?.previous);
     if (await this.killFailedProbes(record, groups, actions)) groups = await this.instances(record);
     if (actions.killPod) {
       // kubelet computePodActions KillPod: no regular container will run again, so the
@@ -165,11 +185,12 @@ export class PodSyncer {
     }
     const waiting = new Map<string, Waiting>();
     const creationsBefore = this.creations;
-    const initDone = await this.syncInitContainers(record, groups, waiting);
+    const initDone = await this.syncInitContainers(record, groups, waiting, backOffBasis);
     // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
     // whatever exit code the kill left.
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
-    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart);
+    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart, backOffBasis);
+    await this.startEphemeralContainers(record, groups);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
     return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
   }
@@ -195,12 +216,16 @@ export class PodSyncer {
     const previous = this.d.statusManager.getPodStatus(uid);
     // Nothing of the pod is left in the runtime (a restarted agent on the process runtime): its
     // final status stays as it was, not rebuilt from no containers at all.
-    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) return previous;
+    if (!record.sandboxId && !(await this.adoptSandbox(record, uid, true)) && previous) {
+      record.containersStopped = true;
+      return previous;
+    }
     await this.killPod(record, await this.instances(record), grace);
     if (record.sandboxId && !record.sandboxStopped) {
       await this.d.runtime.stopPodSandbox(record.sandboxId);
       record.sandboxStopped = true;
     }
+    record.containersStopped = true;
     return this.publish(record, await this.instances(record), new Map());
   }
 
@@ -245,21 +270,30 @@ export class PodSyncer {
    */
   private async killPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<void> {
     const pod = record.pod;
-    const running = allContainers(pod).filter((c) => groups.get(c.name)?.current?.state === "running");
+    // Ephemeral containers stop with the rest (the kubelet kills every running container of the pod).
+    const running = [...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].filter((c) => groups.get(c.name)?.current?.state === "running");
     const ordering = hasSidecars(pod) ? new TerminationOrdering(pod, running.map((c) => c.name), this.d.clock) : undefined;
     await Promise.all(running.map((spec) => this.killContainer(record, spec, groups.get(spec.name)!.current!, `Stopping container ${spec.name}`, undefined, grace, ordering)));
   }
 
-  /** ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. */
+  /**
+   * ensureSandbox creates the pod's sandbox on first sync or when it is no longer ready. As the
+   * kubelet's SyncPod, the pod's status is stored first (generateAPIPodStatus before the runtime
+   * is asked): Pending, containers waiting, PodReadyToStartContainers False with why. Once the
+   * sandbox is up, its condition turns True at once (OnPodSandboxReady, kubelet 1.37).
+   */
   private async ensureSandbox(record: PodRecord): Promise<void> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
+    let notReady: SandboxNotReadyMessage = "no pod sandbox exists";
     if (record.sandboxId) {
       const status = await this.d.runtime.podSandboxStatus(record.sandboxId).catch(() => undefined);
       if (status?.state === "ready") return;
+      notReady = "pod sandbox is not ready";
     } else if (await this.adoptSandbox(record, uid)) {
       return;
     }
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), notReady);
     const config: PodSandboxConfig = {
       podUid: uid,
       name: pod.metadata.name ?? "",
@@ -269,10 +303,36 @@ export class PodSyncer {
       logDirectory: this.logDirectory(pod),
       labels: { [LABEL_POD_UID]: uid, [LABEL_POD_NAME]: pod.metadata.name ?? "", [LABEL_POD_NAMESPACE]: pod.metadata.namespace ?? "default", [LABEL_AGENT]: this.d.agentId },
       annotations: {},
+      // kuberuntime_sandbox.go generatePodSandboxConfig: the host name, and the pod's sysctls.
+      hostname: podHostnameAndDomain(pod).hostname,
+      sysctls: Object.fromEntries(podSysctls(pod).map((s) => [s.name, s.value])),
+      // HasPrivilegedContainer: a privileged container needs a privileged sandbox.
+      ...([...allContainers(pod), ...(pod.spec.ephemeralContainers ?? [])].some((c) => c.securityContext?.["privileged"] === true) ? { privileged: true } : {}),
     };
     record.sandboxId = await this.d.runtime.runPodSandbox(config);
     record.sandboxConfig = config;
+    record.sandboxStopped = false;
     record.podIP = (await this.d.runtime.podSandboxStatus(record.sandboxId)).podIP;
+    this.sandboxReady(record);
+  }
+
+  /**
+   * sandboxReady is the kubelet's OnPodSandboxReady (1.37): the stored status with
+   * PodReadyToStartContainers True and nothing else changed, so the pod shows Pending with its
+   * sandbox ready until its containers run.
+   */
+  private sandboxReady(record: PodRecord): void {
+    const previous = this.d.statusManager.getPodStatus(record.pod.metadata.uid ?? "");
+    if (previous === undefined) return;
+    const status = structuredClone(previous);
+    status.conditions = updateCondition(status.conditions, generatePodReadyToStartContainersCondition(), formatConditionTime(this.d.clock.now()));
+    this.d.statusManager.setPodStatus(record.pod, status);
+  }
+
+  /** sandboxNotReady says why the pod has no ready sandbox, as far as the record knows; undefined when it has one. */
+  private sandboxNotReady(record: PodRecord): SandboxNotReadyMessage | undefined {
+    if (record.sandboxId === undefined) return "no pod sandbox exists";
+    return record.sandboxStopped === true ? "pod sandbox is not ready" : undefined;
   }
 
   /**
@@ -288,7 +348,7 @@ export class PodSyncer {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof RuntimeError && err.code === "NetworkNotReady") this.d.events.event({ pod: record.pod }, "Warning", "NetworkNotReady", message);
     else this.d.events.event({ pod: record.pod }, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
-    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), false);
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), this.sandboxNotReady(record) ?? "pod sandbox is not ready");
   }
 
   /**
@@ -371,6 +431,31 @@ export class PodSyncer {
     });
   }
 
+  /**
+   * restartAllContainers carries out a RestartAllContainers reset (KEP-5532) when one is asked for:
+   * as the kubelet's SyncPod, the status saying AllContainersRestarting True is stored first;
+   * then every instance of every container is removed (its log kept), a running one killed
+   * first without grace, the ones whose exit asked for it last (computePodActions,
+   * ContainersToReset); then the status of the emptied pod is stored (the kubelet's next sync,
+   * which it requeues at once), and this sync goes on to start the pod again from its first
+   * init container. Returns whether it reset the pod.
+   */
+  private async restartAllContainers(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<boolean> {
+    const pod = record.pod;
+    if (!allContainersCouldRestart(pod.spec) || !record.sandboxId) return false;
+    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
+    if (!shouldAllContainersRestart(pod, newestExit(groups), previous) || cleanedUp(pod, groups)) return false;
+    await this.publish(record, groups, new Map());
+    for (const reset of containersToReset(pod, await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }))) {
+      // kuberuntime_manager.go SyncPod: killContainer(…, "killing", reasonRestartAllContainers, grace 0).
+      if (reset.kill) await this.killContainer(record, reset.spec, reset.info, "killing", undefined, 0);
+      await this.d.runtime.removeContainer(reset.info.id);
+    }
+    record.startErrors.clear();
+    await this.publish(record, await this.instances(record), new Map());
+    return true;
+  }
+
   /** killFailedProbes kills running containers whose liveness or startup probe failed (§G.4). */
   private async killFailedProbes(record: PodRecord, groups: Map<string, ContainerInstances>, actions: PodActions): Promise<boolean> {
     const pod = record.pod;
@@ -389,7 +474,7 @@ export class PodSyncer {
    * syncInitContainers runs init containers in order: plain ones to completion, sidecars started
    * (and, with a startup probe, started-by-probe) before the next. Returns whether all are done.
    */
-  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>): Promise<boolean> {
+  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<boolean> {
     const pod = record.pod;
     for (const spec of pod.spec.initContainers ?? []) {
       const cur = groups.get(spec.name)?.current;
@@ -398,7 +483,7 @@ export class PodSyncer {
           if (spec.startupProbe && this.d.probeManager.startupManager.get(this.id(cur)) !== "Success") return false;
           continue;
         }
-        await this.startOrBackOff(record, spec, cur, waiting);
+        await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
         return false;
       }
       if (!cur) {
@@ -408,7 +493,7 @@ export class PodSyncer {
       if (cur.state !== "exited") return false;
       if (cur.exitCode === 0) continue;
       if (!containerShouldRestart(spec, pod.spec, cur.exitCode)) return false;
-      await this.startOrBackOff(record, spec, cur, waiting);
+      await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
       return false;
     }
     return true;
@@ -418,12 +503,12 @@ export class PodSyncer {
    * syncRegularContainers starts missing containers and restarts exited ones per
    * ContainerShouldRestart, or because this sync killed them to restart (`killedToStart`).
    */
-  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>): Promise<void> {
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
     // Sidecars that died after initialisation are restarted too (they always restart).
     for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
       const cur = groups.get(spec.name)?.current;
-      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting);
+      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
     }
     await Promise.all(
       pod.spec.containers.map(async (spec) => {
@@ -431,27 +516,43 @@ export class PodSyncer {
         if (!cur) return this.startContainer(record, spec, undefined);
         if (cur.state !== "exited") return;
         if (!killedToStart.has(spec.name) && !containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
-        return this.startOrBackOff(record, spec, cur, waiting);
+        return this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
       }),
     );
   }
 
-  /** startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet doBackOff). */
-  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>): Promise<void> {
+  /**
+   * startEphemeralContainers starts each ephemeral container that never ran (kubelet
+   * computePodActions EphemeralContainersToStart, SyncPod step 7): once, after the regular
+   * containers, never restarted when it exits.
+   */
+  private async startEphemeralContainers(record: PodRecord, groups: Map<string, ContainerInstances>): Promise<void> {
+    for (const spec of record.pod.spec.ephemeralContainers ?? []) {
+      if (groups.get(spec.name)?.current === undefined) await this.startContainer(record, spec, undefined);
+    }
+  }
+
+  /**
+   * startOrBackOff restarts an exited container unless CrashLoopBackOff holds it (kubelet
+   * doBackOff). The back-off is measured from the finish of the newest exited instance in the
+   * status the sync started with: `cur`, or for a container this sync killed, its entry in
+   * `backOffBasis` (no earlier exited instance: no back-off, and the back-off is not raised).
+   */
+  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
-    if (cur && cur.state === "exited") {
+    if (cur && cur.state !== "exited") return;
+    const basis = backOffBasis.has(spec.name) ? backOffBasis.get(spec.name) : cur;
+    if (basis && basis.state === "exited") {
       const key = `${pod.metadata.uid ?? ""}/${spec.name}/${containerHash(spec)}`;
-      if (this.d.backoff.inBackoffSince(key, cur.finishedAt)) {
-        const remaining = this.d.backoff.remainingMs(key, cur.finishedAt);
+      if (this.d.backoff.inBackoffSince(key, basis.finishedAt)) {
+        const remaining = this.d.backoff.remainingMs(key, basis.finishedAt);
         record.backoffRemainingMs = Math.min(record.backoffRemainingMs ?? remaining, remaining);
         const delay = formatGoDuration(this.d.backoff.delayMs(key));
         this.d.events.event({ pod, containerName: spec.name }, "Warning", "BackOff", `Back-off restarting failed container ${spec.name} in pod ${formatPod(pod)}`);
         waiting.set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });
         return;
       }
-      this.d.backoff.next(key, cur.finishedAt);
-    } else if (cur && cur.state !== "exited") {
-      return;
+      this.d.backoff.next(key, basis.finishedAt);
     }
     await this.startContainer(record, spec, cur);
   }
@@ -461,21 +562,32 @@ export class PodSyncer {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
-    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable }, spec);
+    const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable, ...(this.d.services ? { services: this.d.services } : {}) }, spec);
     for (const warning of env.warnings) this.d.events.event({ pod }, "Warning", warning.reason, warning.message);
     if (!env.ok) return this.configFailed(record, spec, env.message);
     const mounts = await this.mountsFor(record, spec);
     if (typeof mounts === "string") return this.configFailed(record, spec, mounts);
+    const security = containerSecurity(pod, spec);
+    const refused = await this.securityRefused(pod, spec, security);
+    if (refused !== undefined) return this.configFailed(record, spec, refused);
     const argv = expandCommandAndArgs(spec, env.env);
-    if (this.d.runtime.type === "process" && spec.image && !record.imageWarned.has(spec.name)) {
-      record.imageWarned.add(spec.name);
-      this.d.events.event(target, "Warning", "ImageIgnored", `The process runtime does not use images; image "${spec.image}" is ignored and the command runs on the host`);
+    if (this.d.runtime.type === "process" && record.imageNoted !== true) {
+      // Where the kubelet records a Normal image event (Pulled) per start: once per pod, as Normal,
+      // since every container must name an image and nothing is wrong with that.
+      record.imageNoted = true;
+      const images = [...new Set(allContainers(pod).map((c) => c.image ?? ""))].join(", ");
+      this.d.events.event({ pod }, "Normal", "ImageIgnored", `The process runtime runs this pod's commands on this machine; its images are not used: ${images}`);
     }
     const logPath = `${spec.name}/${attempt}.log`;
     const messageMount = this.terminationMessageMount(record, spec, logPath);
-    // kubelet makeMounts: the volume mounts, then the termination message file (which the process
-    // runtime gets through TERMINATION_MESSAGE_ENV instead: its mounts are the pod's volumes only).
-    const allMounts = [...mounts, ...(messageMount && this.d.runtime.type !== "process" ? [messageMount] : [])];
+    const hostsMount = this.hostsMount(record, spec);
+    if (hostsMount instanceof Error) return this.configFailed(record, spec, hostsMount.message);
+    // kubelet makeMounts: the volume mounts, the managed /etc/hosts, then the termination message
+    // file. A process runtime that cannot mount (not root) gives the container
+    // TERMINATION_MESSAGE_ENV only.
+    const bindMessage = messageMount !== undefined && (await this.d.runtime.mountsUnsupportedReason()) === undefined;
+    if (messageMount && !bindMessage) this.warnMessagePathUnbound(record, spec);
+    const allMounts = [...mounts, ...(hostsMount ? [hostsMount] : []), ...(messageMount && bindMessage ? [messageMount] : [])];
     const config: ContainerConfig = {
       name: spec.name,
       attempt,
@@ -494,7 +606,7 @@ export class PodSyncer {
       },
       logPath,
       ...(allMounts.length > 0 ? { mounts: allMounts } : {}),
-      ...runAsUser(pod, spec),
+      ...(security ? { security } : {}),
       ...memoryLimit(spec),
     };
     let id: string;
@@ -503,16 +615,20 @@ export class PodSyncer {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
       if (err instanceof RuntimeError && err.code === "ImageNotPresent") return this.imageNeverPulled(record, spec, err);
+      this.imagePresent(record, spec);
       return this.startFailed(record, spec, "CreateContainerError", err);
     }
-    this.d.events.event(target, "Normal", "Created", `Created container: ${spec.name}`);
+    this.imagePresent(record, spec);
+    // kuberuntime_container.go startContainer: the 1.37 texts name no container (the event's
+    // involvedObject does).
+    this.d.events.event(target, "Normal", "Created", "Container created");
     try {
       await this.d.runtime.startContainer(id);
     } catch (err) {
       return this.startFailed(record, spec, "RunContainerError", err);
     }
     record.startErrors.delete(spec.name);
-    this.d.events.event(target, "Normal", "Started", `Started container ${spec.name}`);
+    this.d.events.event(target, "Normal", "Started", "Container started");
     const postStart = spec.lifecycle?.postStart;
     if (postStart) {
       const failure = await runLifecycleHook(postStart, this.hookContext(record, spec, `${this.d.runtime.type}://${id}`, POST_START_HOOK_BOUND_MS));
@@ -551,11 +667,37 @@ export class PodSyncer {
     const unsupported = await this.d.runtime.mountsUnsupportedReason();
     if (unsupported !== undefined) return unsupported;
     try {
-      return await containerMounts(spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
+      return await this.d.volumes.containerMounts(record.pod.metadata.uid ?? "", spec, record.pod.spec.volumes ?? [], record.volumePaths ?? new Map());
     } catch (err) {
       // A bad subPath (MountError) or a volume directory that went away: the container waits.
       return err instanceof MountError ? err.message : `failed to prepare volume mounts: ${err instanceof Error ? err.message : String(err)}`;
     }
+  }
+
+  /**
+   * imagePresent posts the kubelet's Pulled event for an image that is present (createContainer
+   * checked it), with pull policy IfNotPresent or Never (images/image_manager.go EnsureImageExists,
+   * KubeletEnsureSecretPulledImages' text, on since 1.35); the kubelet posts it before the container
+   * is created. With Always the kubelet pulls; there is no registry here, so no pull and no event.
+   * The process runtime has no images.
+   */
+  private imagePresent(record: PodRecord, spec: Container): void {
+    if (this.d.runtime.type === "process" || !spec.image || (spec.imagePullPolicy !== "IfNotPresent" && spec.imagePullPolicy !== "Never")) return;
+    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Normal", "Pulled", `Container image "${spec.image}" already present on machine and can be accessed by the pod`);
+  }
+
+  /**
+   * securityRefused says why the container must not be created for its securityContext: a field
+   * the runtime cannot honour (the process runtime without root), or runAsNonRoot against the
+   * image's user (kubelet generateContainerConfig: getImageUser, verifyRunAsNonRoot). An image
+   * that is not present is left to the create, which reports it.
+   */
+  private async securityRefused(pod: Pod, spec: Container, security: ContainerSecurity | undefined): Promise<string | undefined> {
+    const unsupported = security ? await this.d.runtime.securityUnsupportedReason(security) : undefined;
+    if (unsupported !== undefined) return unsupported;
+    if (!imageUserNeeded(pod, spec)) return verifyRunAsNonRoot(pod, spec, {});
+    const user = await this.d.runtime.imageUser(spec.image ?? "");
+    return user ? verifyRunAsNonRoot(pod, spec, user) : undefined;
   }
 
   /** configFailed is kubelet startContainer's ErrCreateContainerConfig: no container is created. */
@@ -582,6 +724,41 @@ export class PodSyncer {
       return undefined;
     }
     return { containerPath: spec.terminationMessagePath, hostPath, readonly: false };
+  }
+
+  /**
+   * warnMessagePathUnbound says once per container, with a Warning event, that a spec naming its
+   * own terminationMessagePath gets the message from TERMINATION_MESSAGE_ENV only: this runtime
+   * cannot bind the file there (the default path is left silent: any container may ignore it).
+   */
+  private warnMessagePathUnbound(record: PodRecord, spec: Container): void {
+    const path = spec.terminationMessagePath ?? "";
+    const warned = (record.messagePathWarned ??= new Set());
+    if (path === DEFAULT_TERMINATION_MESSAGE_PATH || warned.has(spec.name)) return;
+    warned.add(spec.name);
+    const text = `terminationMessagePath "${path}" cannot be bound into the container on this runtime (it needs root and the supervisor); the container's termination message is read from the file named by $${TERMINATION_MESSAGE_ENV}`;
+    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Warning", "TerminationMessagePathUnbound", text);
+  }
+
+  /**
+   * hostsMount writes the pod's managed /etc/hosts and binds it at /etc/hosts (kubelet makeMounts
+   * with makeHostsMount), unless the container mounts something there itself or the pod has no IP
+   * yet; the file is rewritten at every container start. The process runtime's containers share
+   * the host's files, so it gets none. A file that cannot be written fails the start
+   * (CreateContainerConfigError), as generateContainerConfig fails there.
+   */
+  private hostsMount(record: PodRecord, spec: Container): Mount | Error | undefined {
+    const pod = record.pod;
+    if (this.d.runtime.type === "process") return undefined;
+    const podIPs = record.podIP ? [record.podIP] : [];
+    if (!shouldMountHostsFile(pod, podIPs) || (spec.volumeMounts ?? []).some((m) => m.mountPath === ETC_HOSTS)) return undefined;
+    try {
+      const hostPath = join(this.d.volumes.ensurePodDir(pod.metadata.uid ?? ""), "etc-hosts");
+      writeHostsFile(hostPath, pod, podIPs);
+      return { containerPath: ETC_HOSTS, hostPath, readonly: false };
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
   }
 
   /** withTerminationMessageEnv gives a process-runtime container the host path of its termination message file (TERMINATION_MESSAGE_ENV). */
@@ -624,7 +801,15 @@ export class PodSyncer {
       const started = this.d.clock.monotonic();
       const failure = await runLifecycleHook(preStop, this.hookContext(record, spec, this.id(info), grace * 1000));
       elapsed = (this.d.clock.monotonic() - started) / 1000;
-      if (failure) this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
+      // kuberuntime_container.go executePreStopHook: a hook that returns an error gets the event
+      // (a fixed text: its output may hold secrets); one still running when the grace period
+      // ends is only logged, and the kill goes on.
+      const fields = { pod: pod.metadata.name, podUID: pod.metadata.uid, containerName: spec.name, containerID: this.id(info) };
+      if (elapsed >= grace) this.d.logger.info("PreStop hook not completed in grace period", { ...fields, gracePeriod: grace });
+      else if (failure) {
+        this.d.logger.warn("PreStop hook failed", fields);
+        this.d.events.event({ pod, containerName: spec.name }, "Warning", "FailedPreStopHook", PRE_STOP_HOOK_FAILED);
+      }
     }
     let remaining = grace - (grace > 0 ? Math.trunc(elapsed) : 0);
     // kubelet killContainer: a sidecar waits for its turn with what is left, whole seconds counted.
@@ -650,6 +835,7 @@ export class PodSyncer {
     const pod = record.pod;
     this.d.probeManager.stopLivenessAndStartup(pod);
     await this.killPod(record, await this.instances(record), gracePeriodSeconds);
+    record.containersStopped = true;
     this.publishFinal(record, await this.instances(record));
     this.d.probeManager.removePod(pod);
     if (record.sandboxId) {
@@ -673,13 +859,16 @@ export class PodSyncer {
       previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
-      sandboxReady: false,
+      sandboxNotReady: record.sandboxId === undefined ? "no pod sandbox exists" : "pod sandbox is not ready",
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,
       now: this.d.clock.now(),
       podIsTerminal: true,
     });
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
+    evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
     refreshReadyConditions(pod, status, this.d.clock.now());
     this.d.statusManager.setPodStatus(pod, status);
   }
@@ -689,7 +878,7 @@ export class PodSyncer {
     record: PodRecord,
     groups: Map<string, ContainerInstances>,
     waiting: Map<string, Waiting>,
-    sandboxReady = record.sandboxId !== undefined && record.sandboxStopped !== true,
+    sandboxNotReady: SandboxNotReadyMessage | undefined = this.sandboxNotReady(record),
   ): Promise<PodStatus> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
@@ -697,9 +886,15 @@ export class PodSyncer {
     const waitingFor = (name: string): Waiting | undefined => waiting.get(name) ?? record.startErrors.get(name);
     const deleting = pod.metadata.deletionTimestamp !== undefined;
     const oldStatus = (name: string, init: boolean): ContainerStatus | undefined => (init ? previous?.initContainerStatuses : previous?.containerStatuses)?.find((s) => s.name === name);
+    // KEP-5532: a reset asked for and not yet done (kubelet ShouldAllContainersRestart).
+    const restartingAll = allContainersCouldRestart(pod.spec) && shouldAllContainersRestart(pod, newestExit(groups), previous);
     const render = (c: Container, init: boolean, defaultWaiting: string): ContainerStatus => {
       const status = containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, defaultWaiting);
-      keepLostHistory(status, groups.get(c.name), oldStatus(c.name, init), deleting);
+      const old = oldStatus(c.name, init);
+      if (restartingAll && old !== undefined && groups.get(c.name)?.current === undefined && old.state?.waiting === undefined) removedByRestartAll(status, old);
+      else keepLostHistory(status, groups.get(c.name), old, deleting);
+      // kubelet convertContainerStatus (RestartAllContainersOnContainerExits): a restart count never goes down.
+      if (old !== undefined && old.restartCount > status.restartCount) status.restartCount = old.restartCount;
       return status;
     };
     const status = buildPodStatus({
@@ -707,18 +902,25 @@ export class PodSyncer {
       previous,
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => render(c, true, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => render(c, false, defaultWaitingReason(pod))),
-      sandboxReady,
+      sandboxNotReady,
       podIP: record.podIP,
       hostIP: this.d.hostIP,
       startTime: record.startTime,
       now: this.d.clock.now(),
+      allContainersRestarting: restartingAll && !cleanedUp(pod, groups),
     });
-    // A container instance that was started keeps saying so (kubelet 1.35 keeps `started` across
+    // Ephemeral containers have their own list, never ready (convertToAPIContainerStatuses).
+    const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), waitingFor(c.name), this.d.runtime.type, "ContainerCreating"));
+    if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
+    // A container instance that was started keeps saying so (kubelet 1.37 keeps `started` across
     // an agent restart; the startup result, when there is one, still decides).
     for (const c of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) {
       const before = [...(previous?.initContainerStatuses ?? []), ...(previous?.containerStatuses ?? [])].find((p) => p.name === c.name);
       if (before?.started === true && before.containerID === c.containerID && c.state?.running) c.started = true;
     }
+    // generateAPIPodStatus's pod sync handlers: past activeDeadlineSeconds the pod is Failed
+    // (ShouldEvict records the event each time it says so; the correlator counts the repeats).
+    if (evictPastDeadline(pod, status, record.startTime, this.d.clock.now())) this.d.events.event({ pod }, "Normal", DEADLINE_EXCEEDED_REASON, DEADLINE_EXCEEDED_MESSAGE);
     // Workers exist before the status is generated (kubelet SyncPod calls AddPod first), so a
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);
@@ -737,21 +939,37 @@ export class PodSyncer {
   }
 }
 
+/**
+ * BackOffBasis: for each container a sync killed to start again, its newest instance that had
+ * exited before the kill (undefined when it had none), from the runtime's view at the sync's start.
+ */
+type BackOffBasis = ReadonlyMap<string, ContainerInfo | undefined>;
+
+/** newestExit reads a container's exit code from its newest instance, when that one exited. */
+function newestExit(groups: Map<string, ContainerInstances>): (name: string) => number | undefined {
+  return (name) => {
+    const current = groups.get(name)?.current;
+    return current?.state === "exited" ? current.exitCode : undefined;
+  };
+}
+
+/** cleanedUp: no container of the pod has an instance left (kubelet AllContainersRestartCleanedUp). */
+function cleanedUp(pod: Pod, groups: Map<string, ContainerInstances>): boolean {
+  return allContainers(pod).every((c) => groups.get(c.name)?.current === undefined);
+}
+
 /** allContainers lists init and regular containers. */
 export function allContainers(pod: Pod): Container[] {
   return [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
 }
 
 /** isTerminal reports whether a status's phase is Succeeded or Failed (which never changes again). */
-function isTerminal(status: PodStatus | undefined): boolean {
+export function isTerminal(status: PodStatus | undefined): boolean {
   return status?.phase === "Succeeded" || status?.phase === "Failed";
 }
 
-/** runAsUser is securityContext.runAsUser of the container, else of the pod (kubelet security_context.go). */
-function runAsUser(pod: Pod, spec: Container): { runAsUser?: number } {
-  const user = spec.securityContext?.["runAsUser"] ?? pod.spec.securityContext?.["runAsUser"];
-  return typeof user === "number" && Number.isInteger(user) && user >= 0 ? { runAsUser: user } : {};
-}
+/** Where the managed hosts file goes in a container (kubelet etcHostsPath). */
+const ETC_HOSTS = "/etc/hosts";
 
 /** memoryLimit reads resources.limits.memory (validated at admission) as CRI's byte count. */
 function memoryLimit(spec: Container): { memoryLimitBytes?: number } {

@@ -30,7 +30,7 @@ test("[case 157] sync loop: liveness Success → no sync; Failure → one sync; 
   const { clock, runtime, agent } = startAgentOnFakes();
   const pod: Pod = {
     metadata: { name: "p", namespace: "default" },
-    spec: { containers: [{ name: "app", command: ["app"], livenessProbe: dormant, readinessProbe: dormant, startupProbe: dormant }] },
+    spec: { containers: [{ name: "app", image: "img", command: ["app"], livenessProbe: dormant, readinessProbe: dormant, startupProbe: dormant }] },
   };
   const uid = await admitRunning(agent, clock, pod);
   const cid = `fake://${runtime.current("app")!.id}`;
@@ -71,7 +71,7 @@ test("[case 158] termination: liveness and startup stop, then the kill, then Rem
   const failing: Probe = { exec: { command: ["check"] }, periodSeconds: 1, failureThreshold: 3 };
   const pod: Pod = {
     metadata: { name: "p", namespace: "default" },
-    spec: { terminationGracePeriodSeconds: 30, containers: [{ name: "app", command: ["app"], livenessProbe: failing, readinessProbe: failing }] },
+    spec: { terminationGracePeriodSeconds: 30, containers: [{ name: "app", image: "img", command: ["app"], livenessProbe: failing, readinessProbe: failing }] },
   };
   const uid = await admitRunning(agent, clock, pod);
   // A stopped worker leaves the manager when its loop notices (kubelet worker.stop + removeWorker).

@@ -14,7 +14,7 @@ const everySecond: Probe = { exec: { command: ["check"] }, periodSeconds: 1, fai
 
 function setup(): { clock: FakeClock; runtime: FakeRuntime; agent: Agent } {
   const { clock, runtime, agent } = startAgentOnFakes();
-  const pod: Pod = { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", command: ["app"], livenessProbe: everySecond, readinessProbe: everySecond }] } };
+  const pod: Pod = { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"], livenessProbe: everySecond, readinessProbe: everySecond }] } };
   assert.ok(agent.admit(pod, "api").ok);
   return { clock, runtime, agent };
 }
@@ -78,7 +78,7 @@ test("runtime down: a pod admitted meanwhile starts once the runtime is back; cl
   await seconds(clock, 2);
   runtime.unavailable = true;
   await seconds(clock, 31);
-  const late: Pod = { metadata: { name: "late", namespace: "default" }, spec: { containers: [{ name: "late", command: ["late"] }] } };
+  const late: Pod = { metadata: { name: "late", namespace: "default" }, spec: { containers: [{ name: "late", image: "img", command: ["late"] }] } };
   assert.ok(agent.admit(late, "api").ok);
   await seconds(clock, 2);
   assert.equal(runtime.current("late"), undefined, "not started while the runtime is down");

@@ -56,7 +56,7 @@ test("an absent image: ErrImageNeverPull event, Failed 'Error: ErrImageNeverPull
 test("a sandbox that cannot be made: FailedCreatePodSandBox 'Failed to create pod sandbox: …', containers ContainerCreating, PodReadyToStartContainers False", async () => {
   const { clock, runtime, agent } = start();
   runtime.sandboxError = new RuntimeError("CreateFailed", "rpc error: code = Unknown desc = failed to setup network for sandbox \"x\": plugin type=\"bridge\" failed (add): no IP addresses available");
-  agent.admit(pod("nonet", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("nonet", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   const status = agent.getPod("default", "nonet").status!;
   assert.equal(status.phase, "Pending");
@@ -75,7 +75,7 @@ test("a runtime whose network is not ready: NetworkNotReady with the runtime's t
   const { clock, runtime, agent } = start();
   const text = "network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized";
   runtime.sandboxError = new RuntimeError("NetworkNotReady", text);
-  agent.admit(pod("netdown", [{ name: "app", command: ["app"] }]), "api");
+  agent.admit(pod("netdown", [{ name: "app", image: "img", command: ["app"] }]), "api");
   await tick(clock);
   assert.deepEqual(events(agent), [`Warning NetworkNotReady ${text}`]);
   assert.equal(agent.getPod("default", "netdown").status?.containerStatuses?.[0]?.state?.waiting?.reason, "ContainerCreating");
@@ -84,7 +84,7 @@ test("a runtime whose network is not ready: NetworkNotReady with the runtime's t
 
 test("PodInitializing is the default waiting reason of every container of a pod with init containers; ContainerCreating without", async () => {
   const { clock, runtime, agent } = start();
-  agent.admit(pod("init", [{ name: "app", command: ["app"] }], { initContainers: [{ name: "first", command: ["first"] }, { name: "second", command: ["second"] }] }), "api");
+  agent.admit(pod("init", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [{ name: "first", image: "img", command: ["first"] }, { name: "second", image: "img", command: ["second"] }] }), "api");
   runtime.sandboxError = new RuntimeError("CreateFailed", "no sandbox yet");
   await tick(clock);
   const reasons = (): string[] => {

@@ -54,7 +54,7 @@ test("the lock of an agent killed with SIGKILL is taken over", async (t) => {
   const exited = new Promise((resolve) => holder.once("exit", resolve));
   holder.kill("SIGKILL");
   await exited;
-  // The lock child notices the closed pipe and exits; the takeover may race it by a few ms.
+  // The kernel drops the lock with the killed process's descriptors; the takeover may race that by a few ms.
   let lock: StateDirectoryLock | undefined;
   for (let attempt = 0; attempt < 50 && lock === undefined; attempt++) {
     lock = await StateDirectoryLock.acquire(dir).catch((e: unknown) => {
@@ -68,5 +68,5 @@ test("the lock of an agent killed with SIGKILL is taken over", async (t) => {
 
 test("a state directory that does not exist cannot be locked, with the reason", async (t) => {
   const dir = join(await tempDir(t), "missing");
-  await assert.rejects(StateDirectoryLock.acquire(dir), (e: unknown) => e instanceof Error && e.message.startsWith(`cannot lock the state directory ${dir}: `) && /No such file or directory/.test(e.message));
+  await assert.rejects(StateDirectoryLock.acquire(dir), (e: unknown) => e instanceof Error && e.message.startsWith(`cannot lock the state directory ${dir}: `) && /no such file or directory/i.test(e.message));
 });

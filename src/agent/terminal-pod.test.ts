@@ -13,7 +13,7 @@ import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
 
 function pod(name: string, restartPolicy: "Always" | "OnFailure" | "Never"): Pod {
-  return { metadata: { name, namespace: "default" }, spec: { restartPolicy, containers: [{ name: "app", command: ["app"] }] } };
+  return { metadata: { name, namespace: "default" }, spec: { restartPolicy, containers: [{ name: "app", image: "img", command: ["app"] }] } };
 }
 
 for (const [restartPolicy, exitCode, phase] of [["Never", 0, "Succeeded"], ["Never", 1, "Failed"], ["OnFailure", 0, "Succeeded"]] as const) {

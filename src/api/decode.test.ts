@@ -31,7 +31,7 @@ spec:
         - name: FROM_FIELD
           valueFrom: {fieldRef: {fieldPath: metadata.name}}
       resources: {limits: {cpu: 100m}, futureKnob: true}
-      securityContext: {runAsUser: 1000, anything: [1, 2]}
+      securityContext: {runAsUser: 1000, seccompProfile: {type: RuntimeDefault}}
       livenessProbe:
         httpGet: {path: /healthz, port: http, httpHeaders: [{name: X-Probe, value: "1"}]}
         periodSeconds: 5
@@ -176,6 +176,7 @@ test("absent required fields decode to Go's zero values, so validation reports t
   const result = defaultAndValidatePod(pods[0]!);
   assert.deepEqual(result.ok ? [] : formatFieldErrors(result.errors), [
     "spec.containers[0].name: Required value",
+    "spec.containers[0].image: Required value",
     "spec.containers[0].livenessProbe.tcpSocket.port: Invalid value: 0: must be between 1 and 65535, inclusive",
   ]);
 });
@@ -236,4 +237,46 @@ test("decodePods reads strict JSON with format json, and refuses a 10,000-deep m
   const deep = `metadata: ${"[".repeat(10_000)}${"]".repeat(10_000)}\n`;
   assert.deepEqual(decodePods(deep, "pod.yaml"), { ok: false, errors: ["pod.yaml:1: exceeded max depth of 100"] });
   assert.deepEqual(decodeProbe(`exec: ${'{"a":'.repeat(10_000)}`, "probe.yaml"), { ok: false, errors: ["probe.yaml:1: exceeded max depth of 100"] });
+});
+
+test("dropDisabledPodFields: fields of 1.37 behind alpha gates (httpGet.protocol, grpc.mode, emptyDir.mode, bindMountOptions, user/defaultUser, stopSignal, schedulingGroup, evictionResponders) are accepted and dropped", () => {
+  const yaml = `apiVersion: v1
+kind: Pod
+metadata: {name: new-fields}
+spec:
+  schedulingGroup: {podGroupName: g}
+  evictionResponders: [{name: r, priority: 1}]
+  volumes:
+    - {name: scratch, emptyDir: {mode: 448}}
+    - {name: cfg, configMap: {name: c, defaultUser: 1000, items: [{key: k, path: p, user: 1000}]}}
+    - {name: down, downwardAPI: {defaultUser: 1000, items: [{path: n, fieldRef: {fieldPath: metadata.name}, user: 1000}]}}
+  containers:
+    - name: app
+      image: img
+      command: [app]
+      volumeMounts: [{name: scratch, mountPath: /scratch, bindMountOptions: [nosuid]}]
+      livenessProbe: {httpGet: {path: /healthz, port: 8080, protocol: HTTP2}}
+      readinessProbe: {grpc: {port: 9090, mode: TLS}}
+      lifecycle: {stopSignal: SIGUSR1, preStop: {httpGet: {path: /stop, port: 8080, protocol: HTTP2}}}
+`;
+  const [pod] = valueOf(decodePods(yaml, "new-fields.yaml"));
+  const c = pod!.spec.containers[0]!;
+  assert.deepEqual(c.livenessProbe?.httpGet, { path: "/healthz", port: 8080 });
+  assert.deepEqual(c.readinessProbe?.grpc, { port: 9090 });
+  assert.deepEqual(c.lifecycle, { preStop: { httpGet: { path: "/stop", port: 8080 } } });
+  assert.deepEqual(c.volumeMounts, [{ name: "scratch", mountPath: "/scratch" }]);
+  assert.deepEqual(pod!.spec.volumes, [
+    { name: "scratch", emptyDir: {} },
+    { name: "cfg", configMap: { name: "c", items: [{ key: "k", path: "p" }] } },
+    { name: "down", downwardAPI: { items: [{ path: "n", fieldRef: { fieldPath: "metadata.name" } }] } },
+  ]);
+  assert.equal("schedulingGroup" in pod!.spec || "evictionResponders" in pod!.spec, false);
+  const result = defaultAndValidatePod(pod!);
+  assert.ok(result.ok, result.ok ? "" : formatFieldErrors(result.errors).join("; "));
+  // The field is still typed, as the API server's decoder types it before dropping it.
+  assert.deepEqual(errorsOf(decodePods(yaml.replace("protocol: HTTP2}}\n      readiness", "protocol: 2}}\n      readiness"), "p.yaml")), [
+    "spec.containers[0].livenessProbe.httpGet.protocol: Invalid value: 2: must be a string",
+  ]);
+  // workloadRef (alpha in 1.35) is gone from the 1.37 API: an unknown field.
+  assert.deepEqual(errorsOf(decodePods(yaml.replace("  schedulingGroup:", "  workloadRef: {name: w}\n  schedulingGroup:"), "p.yaml")), ['strict decoding error: unknown field "spec.workloadRef"']);
 });

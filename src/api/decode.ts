@@ -88,6 +88,9 @@ export function decodeValue(schema: FieldSchema, value: unknown, path: string, e
       return typeof value === "number" ? decodeInt(value, path, INT32, errs) : typeError(path, value, "an integer or a string", errs);
     case "opaque":
       return structuredClone(value);
+    case "dropped":
+      decodeValue(schema.value, value, path, errs);
+      return undefined;
     case "array":
       if (!Array.isArray(value)) return typeError(path, value, "an array", errs);
       return value.map((item, i) => decodeValue(schema.items, item, indexPath(path, i), errs) ?? zeroValue(schema.items));

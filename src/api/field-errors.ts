@@ -11,6 +11,7 @@ export type FieldErrorType =
   | "Duplicate"
   | "NotFound"
   | "TooLong"
+  | "TooMany"
   | "TypeInvalid";
 
 /** FieldError is one validation problem at one field path. */
@@ -18,7 +19,7 @@ export interface FieldError {
   type: FieldErrorType;
   /** API-server path syntax, e.g. `spec.containers[0].livenessProbe.periodSeconds`; "" is the root. */
   field: string;
-  /** The offending value; rendered for Invalid, NotSupported, Duplicate and TypeInvalid only. */
+  /** The offending value; rendered for Invalid, NotSupported, Duplicate, TooMany and TypeInvalid only. */
   badValue?: unknown;
   detail?: string;
 }
@@ -32,6 +33,7 @@ const TYPE_TEXT: Record<FieldErrorType, string> = {
   Duplicate: "Duplicate value",
   NotFound: "Not found",
   TooLong: "Too long",
+  TooMany: "Too many",
   TypeInvalid: "Invalid value",
 };
 
@@ -82,6 +84,15 @@ export function notFound(field: string, badValue: unknown): FieldError {
 /** tooLong reports an over-long value without echoing it (field.TooLong). */
 export function tooLong(field: string, maxLength: number): FieldError {
   return { type: "TooLong", field, detail: `may not be more than ${maxLength} bytes` };
+}
+
+/**
+ * tooMany reports a list with more items than allowed (field.TooMany): the count is the bad value,
+ * "must have at most N items" ("item" for 1) the detail. The API server uses it for list sizes
+ * where it used TooLong, which names bytes, before (restartPolicyRules since kubernetes#137136).
+ */
+export function tooMany(field: string, actual: number, max: number): FieldError {
+  return { type: "TooMany", field, badValue: actual, detail: `must have at most ${max} ${max === 1 ? "item" : "items"}` };
 }
 
 /** typeInvalid reports a value of the wrong JSON type (field.TypeInvalid). */
@@ -186,7 +197,7 @@ function byteLength(value: string): number {
   return Buffer.byteLength(value, "utf8");
 }
 
-/** maxLenError is the "too long" detail (util/validation MaxLenError, 1.35 wording). */
+/** maxLenError is the "too long" detail (util/validation MaxLenError, 1.37 wording). */
 export function maxLenError(length: number): string {
   return `must be no more than ${length} characters`;
 }

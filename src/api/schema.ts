@@ -10,13 +10,19 @@ export type FieldSchema =
   | { kind: "int32" }
   | { kind: "int64" }
   | { kind: "intOrString" }
-  /** Any JSON value, kept as is (resources, securityContext, ...). */
+  /** Any JSON value, kept as is (resources, ...). */
   | { kind: "opaque" }
   | { kind: "array"; items: FieldSchema }
   /** A JSON object with arbitrary keys whose values all follow `values` (labels, annotations). */
   | { kind: "map"; values: FieldSchema }
   /** A struct: known `fields`; `required` names those filled with their zero value when absent. */
-  | { kind: "object"; fields: Readonly<Record<string, FieldSchema>>; required: readonly string[] };
+  | { kind: "object"; fields: Readonly<Record<string, FieldSchema>>; required: readonly string[] }
+  /**
+   * A field of the API behind a feature `gate` that is off by default: decoded as `value` (its
+   * type errors are reported), then dropped, as the API server's PrepareForCreate
+   * (pkg/api/pod/util.go dropDisabledPodFields) drops it before validation.
+   */
+  | { kind: "dropped"; gate: string; value: FieldSchema };
 
 const str: FieldSchema = { kind: "string" };
 const bool: FieldSchema = { kind: "bool" };
@@ -35,18 +41,54 @@ function obj(fields: Record<string, FieldSchema>, required: readonly string[] = 
   return { kind: "object", fields, required };
 }
 
+// A field the API server drops while its feature gate is off (the 1.37 default).
+function dropped(gate: string, value: FieldSchema): FieldSchema {
+  return { kind: "dropped", gate, value };
+}
+
 // Accept core/v1 fields probelet does not interpret, as opaque JSON.
 function accepted(...names: string[]): Record<string, FieldSchema> {
   return Object.fromEntries(names.map((n) => [n, opaque]));
 }
 
+const capabilities = obj({ add: strings, drop: strings });
+
+/** securityContextSchema is core/v1 SecurityContext (a container's); the fields probelet applies are typed. */
+const securityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  allowPrivilegeEscalation: bool,
+  privileged: bool,
+  readOnlyRootFilesystem: bool,
+  capabilities,
+  ...accepted("seLinuxOptions", "windowsOptions", "procMount", "seccompProfile", "appArmorProfile"),
+});
+
+/** podSecurityContextSchema is core/v1 PodSecurityContext. */
+const podSecurityContextSchema = obj({
+  runAsUser: int64,
+  runAsGroup: int64,
+  runAsNonRoot: bool,
+  fsGroup: int64,
+  supplementalGroups: arr(int64),
+  ...accepted("seLinuxOptions", "windowsOptions", "supplementalGroupsPolicy", "sysctls", "fsGroupChangePolicy", "seccompProfile", "appArmorProfile", "seLinuxChangePolicy"),
+});
+
 const execAction = obj({ command: strings });
 const httpGetAction = obj(
-  { path: str, port: intOrString, host: str, scheme: str, httpHeaders: arr(obj({ name: str, value: str }, ["name", "value"])) },
+  {
+    path: str,
+    port: intOrString,
+    host: str,
+    scheme: str,
+    httpHeaders: arr(obj({ name: str, value: str }, ["name", "value"])),
+    protocol: dropped("H2CContainerProbe", str),
+  },
   ["port"],
 );
 const tcpSocketAction = obj({ port: intOrString, host: str }, ["port"]);
-const grpcAction = obj({ port: int32, service: str }, ["port"]);
+const grpcAction = obj({ port: int32, service: str, mode: dropped("GRPCContainerProbeTLS", str) }, ["port"]);
 
 /** probeSchema is core/v1 Probe. */
 export const probeSchema: FieldSchema = obj({
@@ -85,11 +127,20 @@ const envVarSource = obj({
 const envVar = obj({ name: str, value: str, valueFrom: envVarSource }, ["name"]);
 const envFromSource = obj({ prefix: str, configMapRef: optionalRef, secretRef: optionalRef });
 const volumeMount = obj(
-  { name: str, mountPath: str, subPath: str, readOnly: bool, ...accepted("subPathExpr", "mountPropagation", "recursiveReadOnly") },
+  {
+    name: str,
+    mountPath: str,
+    subPath: str,
+    readOnly: bool,
+    bindMountOptions: dropped("VolumeBindMountOptions", strings),
+    ...accepted("subPathExpr", "mountPropagation", "recursiveReadOnly"),
+  },
   ["name", "mountPath"],
 );
-const keyToPath = obj({ key: str, path: str, mode: int32 }, ["key", "path"]);
-const downwardAPIFile = obj({ path: str, fieldRef: fieldSelector, resourceFieldRef: resourceSelector, mode: int32 }, ["path"]);
+// AtomicWriteVolumeUserFields (alpha in 1.37): the user and defaultUser of atomic-writer volumes.
+const user = dropped("AtomicWriteVolumeUserFields", int64);
+const keyToPath = obj({ key: str, path: str, mode: int32, user }, ["key", "path"]);
+const downwardAPIFile = obj({ path: str, fieldRef: fieldSelector, resourceFieldRef: resourceSelector, mode: int32, user }, ["path"]);
 const configMapProjection = obj({ name: str, items: arr(keyToPath), optional: bool });
 const volumeProjection = obj({
   configMap: configMapProjection,
@@ -103,12 +154,12 @@ const volumeProjection = obj({
 export const volumeSchema: FieldSchema = obj(
   {
     name: str,
-    emptyDir: obj({ medium: str, sizeLimit: intOrString }),
+    emptyDir: obj({ medium: str, sizeLimit: intOrString, mode: dropped("EmptyDirVolumeMode", int32) }),
     hostPath: obj({ path: str, type: str }, ["path"]),
-    configMap: obj({ name: str, items: arr(keyToPath), defaultMode: int32, optional: bool }),
-    secret: obj({ secretName: str, items: arr(keyToPath), defaultMode: int32, optional: bool }),
-    downwardAPI: obj({ items: arr(downwardAPIFile), defaultMode: int32 }),
-    projected: obj({ sources: arr(volumeProjection), defaultMode: int32 }),
+    configMap: obj({ name: str, items: arr(keyToPath), defaultMode: int32, optional: bool, defaultUser: user }),
+    secret: obj({ secretName: str, items: arr(keyToPath), defaultMode: int32, optional: bool, defaultUser: user }),
+    downwardAPI: obj({ items: arr(downwardAPIFile), defaultMode: int32, defaultUser: user }),
+    projected: obj({ sources: arr(volumeProjection), defaultMode: int32, defaultUser: user }),
     ...accepted(
       "persistentVolumeClaim", "nfs", "iscsi", "csi", "ephemeral", "image", "gcePersistentDisk", "awsElasticBlockStore",
       "gitRepo", "glusterfs", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "fc", "azureFile", "azureDisk",
@@ -133,14 +184,14 @@ export const containerSchema: FieldSchema = obj(
     livenessProbe: probeSchema,
     readinessProbe: probeSchema,
     startupProbe: probeSchema,
-    lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: str }),
+    lifecycle: obj({ postStart: lifecycleHandler, preStop: lifecycleHandler, stopSignal: dropped("ContainerStopSignals", str) }),
     restartPolicy: str,
     restartPolicyRules: arr(restartRule),
     imagePullPolicy: str,
     terminationMessagePath: str,
     terminationMessagePolicy: str,
     resources: opaque,
-    securityContext: opaque,
+    securityContext: securityContextSchema,
     stdin: bool,
     stdinOnce: bool,
     tty: bool,
@@ -177,9 +228,11 @@ const podSpec = obj(
     nodeName: str,
     dnsPolicy: str,
     schedulerName: str,
-    securityContext: opaque,
+    securityContext: podSecurityContextSchema,
     volumes: arr(volumeSchema),
     serviceAccountName: str,
+    schedulingGroup: dropped("GenericWorkload", opaque),
+    evictionResponders: dropped("EvictionRequestAPI", opaque),
     ...accepted(
       "ephemeralContainers", "nodeSelector", "serviceAccount",
       "automountServiceAccountToken", "hostPID", "hostIPC", "shareProcessNamespace", "imagePullSecrets",

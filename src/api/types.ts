@@ -154,7 +154,10 @@ export interface ContainerRestartRuleOnExitCodes {
 
 /** ContainerRestartRule is core/v1 ContainerRestartRule: an action taken when `exitCodes` matches. */
 export interface ContainerRestartRule {
-  /** Only "Restart" is supported in 1.35 with default feature gates. */
+  /**
+   * "Restart" (restart this container) or "RestartAllContainers" (restart the whole pod in place,
+   * KEP-5532, RestartAllContainersOnContainerExits: beta and on since 1.36).
+   */
   action: string;
   exitCodes?: ContainerRestartRuleOnExitCodes;
 }
@@ -175,8 +178,8 @@ export interface Container {
   startupProbe?: Probe;
   lifecycle?: Lifecycle;
   /**
-   * The container's own restart policy (Always, OnFailure, Never; ContainerRestartRules, on in
-   * 1.35). On an init container, "Always" makes it a sidecar.
+   * The container's own restart policy (Always, OnFailure, Never; ContainerRestartRules, on
+   * since 1.35). On an init container, "Always" makes it a sidecar.
    */
   restartPolicy?: string;
   /** Exit-code rules evaluated before restartPolicy; they require restartPolicy to be set. */
@@ -188,6 +191,11 @@ export interface Container {
   securityContext?: Record<string, unknown>;
   stdin?: boolean;
   tty?: boolean;
+}
+
+/** EphemeralContainer is core/v1 EphemeralContainer: a container, optionally aimed at another's namespaces. */
+export interface EphemeralContainer extends Container {
+  targetContainerName?: string;
 }
 
 /** PodReadinessGate names an extra condition that must be True for the pod to be Ready. */
@@ -202,6 +210,8 @@ export type RestartPolicy = "Always" | "OnFailure" | "Never";
 export interface PodSpec {
   containers: Container[];
   initContainers?: Container[];
+  /** Containers added to a running pod (pods/ephemeralcontainers) for debugging; run once, never restarted. */
+  ephemeralContainers?: EphemeralContainer[];
   restartPolicy?: RestartPolicy;
   terminationGracePeriodSeconds?: number;
   readinessGates?: PodReadinessGate[];
@@ -412,6 +422,7 @@ export interface PodStatus {
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses?: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
   /** The pod's quality of service class, from its containers' requests and limits. */
   qosClass?: PodQOSClass;
 }

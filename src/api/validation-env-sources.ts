@@ -86,8 +86,10 @@ export function validateResourceFieldSelector(fs: ResourceFieldSelector, path: s
   if (!fs.resource) return [...errs, required(child(path, "resource"))];
   const hugePages = /^(limits|requests)\.hugepages-/.test(fs.resource);
   if (!RESOURCE_FIELD_PATHS.includes(fs.resource) && !hugePages) return [...errs, notSupported(child(path, "resource"), fs.resource, RESOURCE_FIELD_PATHS)];
-  if (fs.divisor === undefined || fs.divisor === "" || fs.divisor === 0) return errs;
+  if (fs.divisor === undefined || fs.divisor === "") return errs;
   const divisor = parseQuantityExact(String(fs.divisor));
+  // A zero divisor is the unset one (the API server defaults it to "0"): nothing to check.
+  if (divisor === 0) return errs;
   const kind = fs.resource.replace(/^(limits|requests)\./, "");
   const p = child(path, "divisor");
   // The API server reports the resource name as the bad value here.

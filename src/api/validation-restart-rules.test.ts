@@ -7,9 +7,9 @@ import type { Container, Pod } from "./types.js";
 import { defaultAndValidatePod, validatePod } from "./validation.js";
 
 function podWith(container: Partial<Container>, init = false): Pod {
-  const c = { name: "app", command: ["app"], ...container };
+  const c = { name: "app", image: "img", command: ["app"], ...container };
   return init
-    ? { metadata: { name: "p", namespace: "default" }, spec: { initContainers: [c], containers: [{ name: "main", command: ["m"] }] } }
+    ? { metadata: { name: "p", namespace: "default" }, spec: { initContainers: [c], containers: [{ name: "main", image: "img", command: ["m"] }] } }
     : { metadata: { name: "p", namespace: "default" }, spec: { containers: [c] } };
 }
 
@@ -32,7 +32,7 @@ test("restartPolicyRules: rules without the container's restartPolicy are reject
 
 test("restartPolicyRules: an unsupported action and operator name their field paths and supported values", () => {
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: [{ action: "DoNotRestart", exitCodes: { operator: "Equals", values: [3] } }] }), [
-    'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "DoNotRestart": supported values: "Restart"',
+    'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "DoNotRestart": supported values: "Restart", "RestartAllContainers"',
     'spec.containers[0].restartPolicyRules[0].exitCodes.operator: Unsupported value: "Equals": supported values: "In", "NotIn"',
   ]);
 });
@@ -43,12 +43,35 @@ test("restartPolicyRules: a rule without exitCodes is Required", () => {
   ]);
 });
 
-test("restartPolicyRules: more than 20 rules or more than 255 values are Too long", () => {
+test("[case 227] TestValidateContainerRestartPolicy, #137136 field.TooMany: more than 20 rules or more than 255 exit codes are Too many, with the count", () => {
   const many = Array.from({ length: 21 }, () => ({ action: "Restart", exitCodes: { operator: "In", values: [1] } }));
-  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: many }), ["spec.containers[0].restartPolicyRules: Too long: may not be more than 20 bytes"]);
+  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: many }), ["spec.containers[0].restartPolicyRules: Too many: 21: must have at most 20 items"]);
+  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: many.slice(1) }), []);
   const values = Array.from({ length: 256 }, (_, i) => i);
   assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values } }] }), [
-    "spec.containers[0].restartPolicyRules[0].exitCodes.values: Too long: may not be more than 255 bytes",
+    "spec.containers[0].restartPolicyRules[0].exitCodes.values: Too many: 256: must have at most 255 items",
+  ]);
+  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: values.slice(1) } }] }), []);
+});
+
+test("[case 227] TestValidateContainerRestartPolicy, KEP-5532 RestartAllContainers: accepted on regular containers, init containers and sidecars (RestartAllContainersOnContainerExits on in 1.37)", () => {
+  const rule = [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }];
+  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: rule }), []);
+  assert.deepEqual(errors({ restartPolicy: "Never", restartPolicyRules: rule }, true), []);
+  assert.deepEqual(errors({ restartPolicy: "Always", restartPolicyRules: rule }, true), []);
+});
+
+test("[case 227] TestValidateContainerRestartPolicy, KEP-5532 with RestartAllContainersOnContainerExits off: only Restart, and a sidecar's rules are Forbidden", () => {
+  const pod = (container: Partial<Container>, init: boolean): string[] => {
+    const result = defaultAndValidatePod(podWith(container, init), { restartAllContainers: false });
+    return result.ok ? [] : formatFieldErrors(result.errors);
+  };
+  const rule = [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }];
+  assert.deepEqual(pod({ restartPolicy: "Never", restartPolicyRules: rule }, false), [
+    'spec.containers[0].restartPolicyRules[0].action: Unsupported value: "RestartAllContainers": supported values: "Restart"',
+  ]);
+  assert.deepEqual(pod({ restartPolicy: "Always", restartPolicyRules: [{ action: "Restart", exitCodes: { operator: "In", values: [1] } }] }, true), [
+    "spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are not allowed for init containers with restart policy Always",
   ]);
 });
 

@@ -135,6 +135,9 @@ test("env fieldRef and resourceFieldRef: supported paths, subscripts only on lab
   assert.deepEqual(f("spec.bogus"), ['spec.containers[0].env[0].valueFrom.fieldRef.fieldPath: Invalid value: "spec.bogus": error converting fieldPath: field label not supported: spec.bogus']);
   const r = (resource: string, divisor?: string) => errors({ env: [{ name: "X", valueFrom: { resourceFieldRef: { resource, ...(divisor ? { divisor } : {}) } } }] });
   assert.deepEqual(r("limits.cpu", "1m"), []);
+  // The API server defaults an unset divisor to "0" (a zero Quantity), which is no divisor at all.
+  assert.deepEqual(r("limits.cpu", "0"), []);
+  assert.deepEqual(r("requests.memory", "0"), []);
   assert.deepEqual(r("limits.cpu", "2m"), ['spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.cpu": only divisor\'s values 1m and 1 are supported with the cpu resource']);
   assert.deepEqual(r("limits.memory", "3Mi"), [
     'spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor: Invalid value: "limits.memory": only divisor\'s values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource',

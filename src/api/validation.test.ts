@@ -139,7 +139,8 @@ test("validateProbe on an un-defaulted probe reports zero thresholds only where 
 // --- pod-level rules ------------------------------------------------------------------------
 
 function pod(containers: Container[], initContainers?: Container[]): Pod {
-  return { metadata: { name: "web" }, spec: initContainers ? { containers, initContainers } : { containers } };
+  const withImage = (cs: Container[]): Container[] => cs.map((c) => ({ image: "img", ...c }));
+  return { metadata: { name: "web" }, spec: initContainers ? { containers: withImage(containers), initContainers: withImage(initContainers) } : { containers: withImage(containers) } };
 }
 
 function podErrors(p: Pod, options?: ValidationOptions): string[] {
@@ -169,7 +170,7 @@ test("probes and lifecycle on a plain init container are Forbidden", () => {
   const detail = "Forbidden: may not be set for init containers without restartPolicy=Always";
   const expected = ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"].map((f) => `spec.initContainers[0].${f}: ${detail}`);
   assert.deepEqual(podErrors(pod([{ name: "app" }], [init])), expected);
-  // A try-once init container (restartPolicy Never, 1.35) is still not a sidecar.
+  // A try-once init container (restartPolicy Never, allowed since 1.35) is still not a sidecar.
   assert.deepEqual(podErrors(pod([{ name: "app" }], [{ name: "init", restartPolicy: "Never", livenessProbe: probe }])), [
     `spec.initContainers[0].livenessProbe: ${detail}`,
   ]);
@@ -194,7 +195,7 @@ test("spec.containers is required, metadata name and namespace are checked", () 
   assert.equal(errors[1], 'metadata.namespace: Invalid value: "a.b": must not contain dots');
   assert.equal(errors[2], "spec.containers: Required value");
   assert.equal(errors.length, 3);
-  assert.deepEqual(podErrors({ metadata: {}, spec: { containers: [{ name: "a" }] } }), ["metadata.name: Required value: name or generateName is required"]);
+  assert.deepEqual(podErrors({ metadata: {}, spec: { containers: [{ name: "a", image: "img" }] } }), ["metadata.name: Required value: name or generateName is required"]);
 });
 
 test("container ports: range, names, uniqueness, protocol", () => {
@@ -215,7 +216,7 @@ test("container ports: range, names, uniqueness, protocol", () => {
   ]);
 });
 
-test("container restartPolicy: accepted on any container in 1.35, classic rules when ContainerRestartRules is off", () => {
+test("container restartPolicy: accepted on any container in 1.37, classic rules when ContainerRestartRules is off", () => {
   const p = pod([{ name: "app", restartPolicy: "OnFailure" }, { name: "b", restartPolicy: "Sometimes" }], [{ name: "init", restartPolicy: "Never" }]);
   assert.deepEqual(podErrors(p), ['spec.containers[1].restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "Never", "OnFailure"']);
   assert.deepEqual(podErrors(p, { containerRestartRules: false }), [

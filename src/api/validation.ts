@@ -13,20 +13,27 @@ import { validatePodProbeExtensions } from "./probe-extensions.js";
 import { validatePodRestartRules } from "./validation-restart-rules.js";
 import { validateEnvFrom, validateEnvValueFrom } from "./validation-env-sources.js";
 import { validateVolumeMounts, validateVolumes, type VolumeValidationOptions } from "./validation-volumes.js";
+import { validateContainerSecurityContext, validatePodSecurityContext } from "./validation-security-context.js";
 import { validateObjectMetaLabelsAndAnnotations } from "./validation-object-meta.js";
 import type {
   Container, ContainerPort, EnvVar, HTTPGetAction, IntOrString, Lifecycle, LifecycleHandler, Pod, Probe,
   ProbeHandler,
 } from "./types.js";
 
-/** ValidationOptions select version-dependent rules (defaults follow Kubernetes 1.35) and what the node can mount. */
+/** ValidationOptions select version-dependent rules (defaults follow Kubernetes 1.37, docs/feature-gates.md) and what the node can mount. */
 export interface ValidationOptions extends VolumeValidationOptions {
   /**
-   * ContainerRestartRules (beta, on by default in 1.35): any container may set restartPolicy
+   * ContainerRestartRules (beta, on by default since 1.35): any container may set restartPolicy
    * Always/Never/OnFailure. Off: regular containers may not set it and init containers accept
    * only "Always" (the classic rules of §A.3.12).
    */
   containerRestartRules?: boolean;
+  /**
+   * RestartAllContainersOnContainerExits (beta, on by default since 1.36): a rule may have the
+   * action RestartAllContainers, and sidecars may have rules. Off: only Restart, and a sidecar's
+   * rules are forbidden.
+   */
+  restartAllContainers?: boolean;
 }
 
 const MORE_THAN_ONE = "may not specify more than 1 handler type";
@@ -85,7 +92,7 @@ function validateHandler(handler: AnyHandler, path: string, gracePeriod: number 
   return errs;
 }
 
-// validateSleepAction with PodLifecycleSleepActionAllowZero (on in 1.35): 0..gracePeriod.
+// validateSleepAction (PodLifecycleSleepActionAllowZero, GA and removed by 1.37): 0..gracePeriod.
 function validateSleep(seconds: number, path: string, gracePeriod: number | undefined): FieldError[] {
   if (gracePeriod === undefined || (seconds >= 0 && seconds <= gracePeriod)) return [];
   return [invalid(path, seconds, `must be non-negative and less than terminationGracePeriodSeconds (${gracePeriod})`)];
@@ -207,6 +214,8 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   const name = child(path, "name");
   if (c.name === "") errs.push(required(name));
   else errs.push(...isDNS1123Label(c.name).map((m) => invalid(name, c.name, m)));
+  // validateContainerCommon: an image is required on every container (the process runtime ignores it).
+  if ((c.image ?? "") === "") errs.push(required(child(path, "image")));
   errs.push(...validateTerminationMessagePath(c.terminationMessagePath ?? "", child(path, "terminationMessagePath")));
   const tmp = c.terminationMessagePolicy ?? "";
   if (tmp === "") errs.push(required(child(path, "terminationMessagePolicy")));
@@ -217,6 +226,7 @@ function validateContainerCommon(c: Container, path: string): FieldError[] {
   errs.push(...validateEnv(c.env ?? [], child(path, "env")));
   errs.push(...validateEnvFrom(c.envFrom ?? [], child(path, "envFrom")));
   if (c.resources) errs.push(...validateResources(c.resources, child(path, "resources")));
+  errs.push(...validateContainerSecurityContext(c.securityContext, child(path, "securityContext")));
   const pull = c.imagePullPolicy ?? "";
   if (pull === "") errs.push(required(child(path, "imagePullPolicy")));
   else if (!PULL_POLICIES.includes(pull)) errs.push(notSupported(child(path, "imagePullPolicy"), pull, PULL_POLICIES));
@@ -327,9 +337,10 @@ export function validatePod(input: Pod, options: ValidationOptions = {}): FieldE
   errs.push(...validateContainers(pod, grace, rules));
   errs.push(...validateInitContainers(pod, grace, rules));
   // With ContainerRestartRules off the API server drops restartPolicyRules; on, they are checked.
-  if (rules) errs.push(...validatePodRestartRules(pod));
+  if (rules) errs.push(...validatePodRestartRules(pod, options.restartAllContainers ?? true));
   errs.push(...validatePodProbeExtensions(pod));
   errs.push(...validatePodVolumes(pod, options));
+  errs.push(...validatePodSecurityContext(spec.securityContext, "spec.securityContext"));
   const restart = spec.restartPolicy ?? "";
   if (restart === "") errs.push(required("spec.restartPolicy"));
   else if (!POD_RESTART_POLICIES.includes(restart)) errs.push(notSupported("spec.restartPolicy", restart, POD_RESTART_POLICIES));

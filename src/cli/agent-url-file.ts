@@ -1,12 +1,18 @@
-// The file in which a running agent records the URL of its status API, so that clients on the
-// same machine (`probelet kubeconfig`, `probelet console`) find an agent that listens on a port
-// chosen at start. Line 1 is the status API; line 2, when there is one, the same API over HTTPS
-// beside a loopback HTTP listener (what kubectl needs: it sends tokens over HTTPS only).
-import { readFile, rm, writeFile } from "node:fs/promises";
+// Where a running agent can be found on this machine. Its own clients reach it on the Unix
+// socket `agent.sock` in its state directory, which only the directory's owner can enter. For
+// those that need a TCP address it records its URLs in `agent-url`: line 1 is the status API;
+// line 2, when there is one, the same API over HTTPS beside a loopback HTTP listener (what
+// kubectl needs: it sends tokens over HTTPS only, and it pins the state directory's certificate,
+// so a port someone took over after the agent died gets nothing from it).
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { writeFileAtomic } from "../util/atomic-file.js";
+import { readSmallFile } from "../util/read-bounded-file.js";
 
 /** AGENT_URL_FILE is the file's name inside the state directory. */
 export const AGENT_URL_FILE = "agent-url";
+/** AGENT_SOCKET_FILE is the name of the agent's Unix socket inside the state directory. */
+export const AGENT_SOCKET_FILE = "agent.sock";
 
 /** A recorded URL longer than this is not an agent's URL: reading it fails. */
 const MAX_URL_LENGTH = 2048;
@@ -16,9 +22,18 @@ export function agentUrlPath(stateDir: string): string {
   return join(stateDir, AGENT_URL_FILE);
 }
 
-/** writeAgentUrl records the agent's URL and its HTTPS URL if it has a second one (mode 0600 like the token beside it). */
+/** agentSocketPath is where the agent of stateDir serves its owner's clients. */
+export function agentSocketPath(stateDir: string): string {
+  return join(stateDir, AGENT_SOCKET_FILE);
+}
+
+/**
+ * writeAgentUrl records the agent's URL and its HTTPS URL if it has a second one: mode 0600 like
+ * the token beside it, written to a new file renamed into place, so a symbolic link planted at
+ * the name is replaced, never followed.
+ */
 export async function writeAgentUrl(stateDir: string, url: string, httpsUrl?: string): Promise<void> {
-  await writeFile(agentUrlPath(stateDir), httpsUrl === undefined ? `${url}\n` : `${url}\n${httpsUrl}\n`, { mode: 0o600 });
+  await writeFileAtomic(agentUrlPath(stateDir), httpsUrl === undefined ? `${url}\n` : `${url}\n${httpsUrl}\n`);
 }
 
 /** removeAgentUrl forgets the recorded URL when the agent stops serving; a missing file is fine. */
@@ -28,11 +43,12 @@ export async function removeAgentUrl(stateDir: string): Promise<void> {
 
 /**
  * readAgentUrl reads the recorded URL (with preferHttps, the HTTPS one when the agent has one);
- * undefined when no agent of stateDir is running.
+ * undefined when no agent of stateDir recorded one.
  */
 export async function readAgentUrl(stateDir: string, options: { preferHttps?: boolean } = {}): Promise<string | undefined> {
-  const text = await readFile(agentUrlPath(stateDir), "utf8").catch((err: NodeJS.ErrnoException) => {
+  const text = await readSmallFile(agentUrlPath(stateDir), 2 * MAX_URL_LENGTH + 2, { noFollow: true }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
+    if (err.code === undefined) throw new Error(`${agentUrlPath(stateDir)} does not hold an agent URL`);
     throw err;
   });
   if (text === undefined) return undefined;

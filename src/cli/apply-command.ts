@@ -2,6 +2,7 @@
 // agent, like kubectl apply. Pods are immutable, so a pod whose spec (or labels, annotations)
 // changed is deleted, awaited until gone, and created again ("configured").
 import { defaultPod } from "../api/defaults.js";
+import { ANNOTATION_MANIFEST, ANNOTATION_MANIFEST_WATCHED, isMirrorPod, MIRROR_ANNOTATIONS } from "../api/mirror-pod.js";
 import { formatFieldErrorBody, formatInvalidObject } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
 import { lintPod } from "../api/probe-lint.js";
@@ -25,6 +26,9 @@ Creates the pods of each manifest (multi-document YAML or JSON; Pod, List or Pod
   pod/NAME configured   it existed with a different one: pods are immutable, so the old pod is
                         deleted gracefully, awaited until gone (at most its grace period + 30 s)
                         and created again (an invalid new manifest is refused before the delete)
+
+A static pod (one the agent runs from its own manifest, -f or --manifests) applies as unchanged
+from that manifest and is never replaced: an apply that would change it fails, naming its file.
 
 Flags:
   -f, --filename FILE       a manifest; "-" reads stdin (repeatable)
@@ -64,7 +68,7 @@ export async function runApplyCommand(argv: readonly string[], ctx: CommandConte
         const outcome = await applyPod(client, manifest.pod, clock, ctx.signal);
         ctx.stdout(`pod/${manifest.pod.metadata.name ?? ""} ${outcome}\n`);
       } catch (err) {
-        if (!(err instanceof ServerStatusError) && !(err instanceof DeletionTimeout)) throw err;
+        if (!(err instanceof ServerStatusError) && !(err instanceof DeletionTimeout) && !(err instanceof StaticPodRefusal)) throw err;
         ctx.stderr(`${withSource(err, manifest.source).message}\n`);
         code = 1;
       }
@@ -80,6 +84,28 @@ class DeletionTimeout extends Error {
   override readonly name = "DeletionTimeout";
 }
 
+/** StaticPodRefusal is a manifest that would replace a static pod (a pod the agent runs from its own manifest). */
+class StaticPodRefusal extends Error {
+  override readonly name = "StaticPodRefusal";
+}
+
+/** staticPodRefusal says why a static pod is not replaced, naming its file and what to do instead. */
+function staticPodRefusal(mirror: Pod): string {
+  const annotations = mirror.metadata.annotations ?? {};
+  const name = JSON.stringify(mirror.metadata.name ?? "");
+  const file = annotations[ANNOTATION_MANIFEST];
+  if (file === undefined || file === "-") return `error: pod ${name} is a static pod of the agent, run from ${file === "-" ? "standard input" : "its node's manifests"}: it cannot be replaced through the API`;
+  const how = annotations[ANNOTATION_MANIFEST_WATCHED] === "true" ? "edit that file: the agent reads it again at once" : "edit that file and start the agent again";
+  return `error: pod ${name} runs from ${file} as a static pod and cannot be replaced through the API; ${how}`;
+}
+
+/** withoutMirrorAnnotations is a mirror pod as its manifest wrote it: without the annotations the agent added. */
+function withoutMirrorAnnotations(mirror: Pod): Pod {
+  const annotations = Object.fromEntries(Object.entries(mirror.metadata.annotations ?? {}).filter(([key]) => !MIRROR_ANNOTATIONS.includes(key)));
+  const { annotations: _all, ...metadata } = mirror.metadata;
+  return { ...mirror, metadata: Object.keys(annotations).length > 0 ? { ...metadata, annotations } : metadata };
+}
+
 /** applyPod creates, keeps or replaces one pod and says which it did. */
 async function applyPod(client: StatusClient, pod: Pod, clock: Clock, signal: AbortSignal): Promise<"created" | "unchanged" | "configured"> {
   const namespace = pod.metadata.namespace ?? "default";
@@ -88,6 +114,11 @@ async function applyPod(client: StatusClient, pod: Pod, clock: Clock, signal: Ab
   if (existing === undefined) {
     await client.createPod(namespace, pod);
     return "created";
+  }
+  if (isMirrorPod(existing)) {
+    // A static pod runs as its manifest says: the file it comes from applies as unchanged, anything else is refused.
+    if (sameDesiredState(withoutMirrorAnnotations(existing), pod)) return "unchanged";
+    throw new StaticPodRefusal(staticPodRefusal(existing));
   }
   const terminating = existing.metadata.deletionTimestamp !== undefined;
   if (!terminating && sameDesiredState(existing, pod)) return "unchanged";
@@ -123,7 +154,7 @@ function canonical(value: unknown): string {
 }
 
 /** withSource adds kubectl's `error when creating "FILE": ` to a Status message (Invalid keeps its own head). */
-function withSource(err: ServerStatusError | DeletionTimeout, source: string): Error {
+function withSource(err: ServerStatusError | DeletionTimeout | StaticPodRefusal, source: string): Error {
   if (!(err instanceof ServerStatusError) || err.status.reason === "Invalid") return err;
   return new ServerStatusError({ ...err.status, message: `error when creating "${source}": ${err.status.message ?? ""}` });
 }

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
-import { AgentUnreachableError, clientFromFlags, DEFAULT_SERVER, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./client.js";
+import { AgentUnreachableError, clientFromFlags, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./client.js";
 
 const never = new AbortController().signal;
 
@@ -40,8 +40,9 @@ test("formatStatusError renders Status failures as kubectl does", () => {
   for (const c of cases) assert.equal(formatStatusError(c.status), c.want, c.name);
 });
 
-test("clientFromFlags: --server, then $PROBELET_SERVER, then the default; --token is refused (ps would show it)", () => {
-  assert.equal(clientFromFlags({}, never, {}).server, DEFAULT_SERVER);
+test("clientFromFlags: --server, then $PROBELET_SERVER, then the state directory's socket, never a default port; --token is refused (ps would show it)", () => {
+  assert.equal(clientFromFlags({}, never, { PROBELET_STATE_DIR: "/srv/probelet" }).server, "unix:/srv/probelet/agent.sock");
+  assert.equal(clientFromFlags({ "state-dir": "/tmp/other" }, never, { PROBELET_STATE_DIR: "/srv/probelet" }).server, "unix:/tmp/other/agent.sock");
   assert.equal(clientFromFlags({}, never, { PROBELET_SERVER: "http://127.0.0.1:9/" }).server, "http://127.0.0.1:9");
   assert.equal(clientFromFlags({ server: "https://[::1]:8443" }, never, { PROBELET_SERVER: "http://127.0.0.1:9" }).server, "https://[::1]:8443");
   for (const server of ["127.0.0.1:10255", "localhost:10255", "http://"]) {

@@ -1,17 +1,18 @@
 // The CLI's HTTP client for the agent's status API (docs/http-api.md): pods, events, watches and
-// logs over HTTP(S), with the agent's metav1.Status failures turned into kubectl's error texts.
-// Also how a client command gets its client from the command line (--server, --token-file, -n).
+// logs over HTTP(S) or the agent's Unix socket, with the agent's metav1.Status failures turned
+// into kubectl's error texts. Also how a client command gets its client from the command line
+// (--server, --state-dir, --token-file, -n; client-credentials.ts says where requests go).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
 import { goQuote } from "../api/field-errors.js";
 import type { Pod } from "../api/types.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
+import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
 import { UsageError } from "./args.js";
-import { credentialLoader, type CredentialFlags, type Credentials } from "./client-credentials.js";
+import { agentTarget, type AgentTarget, type CredentialFlags, type Credentials } from "./client-credentials.js";
 import { sendRequest } from "./http-transport.js";
 
-/** DEFAULT_SERVER is the agent's status API when neither --server nor PROBELET_SERVER is set. */
-export const DEFAULT_SERVER = "http://127.0.0.1:10255";
+/** EXAMPLE_SERVER is the status API's usual address, for messages. */
+export const EXAMPLE_SERVER = "http://127.0.0.1:10255";
 
 /** REQUEST_TIMEOUT_MS bounds every request that is not a stream (watch, follow). */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -25,19 +26,22 @@ export type ServerStatus = {
   details?: { name?: string; kind?: string; causes?: StatusCause[] };
 };
 
-/** ServerStatusError is a failure the agent answered with; its message is kubectl's text for it. */
+/** ServerStatusError is a failure the agent answered with; its message is kubectl's text for it (and a hint, when there is one). */
 export class ServerStatusError extends Error {
   override readonly name = "ServerStatusError";
-  constructor(readonly status: ServerStatus) {
-    super(formatStatusError(status));
+  constructor(
+    readonly status: ServerStatus,
+    hint?: string,
+  ) {
+    super(hint === undefined ? formatStatusError(status) : `${formatStatusError(status)}\n${hint}`);
   }
 }
 
-/** AgentUnreachableError means nothing answered at the server URL (e.g. connection refused). */
+/** AgentUnreachableError means nothing answered at the server URL or the state directory's socket (e.g. connection refused). */
 export class AgentUnreachableError extends Error {
   override readonly name = "AgentUnreachableError";
   constructor(readonly server: string) {
-    super(`cannot reach the probelet agent at ${server}: is "probelet run" running?`);
+    super(`cannot reach the probelet agent at ${server}: is "probelet run" running${server.startsWith("unix:") ? " with this state directory? (or pass --server URL)" : "?"}`);
   }
 }
 
@@ -77,12 +81,14 @@ function causeText(cause: StatusCause): string {
 
 /** ClientOptions configure a StatusClient. */
 export interface ClientOptions {
-  /** Base URL of the status API, e.g. "http://127.0.0.1:10255". */
+  /** Base URL of the status API, e.g. "http://127.0.0.1:10255", or "unix:PATH" with credentials that give the socket. */
   server: string;
   /** Sent as "Authorization: Bearer <token>". */
   token?: string;
-  /** Read once before the first request: the token (when `token` is not set) and the CA for HTTPS. */
+  /** Read once before the first request: the token (when `token` is not set), the CA for HTTPS, or the socket. */
   credentials?: () => Promise<Credentials>;
+  /** Said after a 401 when no token was sent (how to give one). */
+  unauthorizedHint?: string;
   /** Aborts every request and stream (Ctrl-C). */
   signal: AbortSignal;
 }
@@ -107,7 +113,8 @@ export function selectorQuery(selectors: ListSelectors, extra: Record<string, st
   return query.size > 0 ? `?${query.toString()}` : "";
 }
 
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EADDRNOTAVAIL", "EAI_AGAIN"]);
+/** Connection failures that mean no agent listens (ENOENT: no socket in the state directory). */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EADDRNOTAVAIL", "EAI_AGAIN", "ENOENT"]);
 
 /** StatusClient talks to one agent's status API; every call rejects with ServerStatusError or AgentUnreachableError. */
 export class StatusClient {
@@ -172,6 +179,12 @@ export class StatusClient {
     return list.items ?? [];
   }
 
+  /** probeHistoryRuns fetches a pod's probe history as runs of identical results, oldest first. */
+  async probeHistoryRuns(namespace: string, name: string): Promise<ProbeHistorySegment[]> {
+    const list = (await this.json("GET", `${podPath(namespace, name)}/probes`)) as { runs?: ProbeHistorySegment[] };
+    return list.runs ?? [];
+  }
+
   /**
    * getResource GETs any object or list of the API by its path (e.g. /api/v1/nodes); with
    * asTable it asks for a meta.k8s.io Table, which a server without Tables answers as plain JSON.
@@ -221,7 +234,13 @@ export class StatusClient {
     }
   }
 
-  private async json(method: string, path: string, body?: string): Promise<unknown> {
+  /** text GETs any path of the agent and resolves with the answer as text (e.g. /healthz). */
+  async text(path: string): Promise<string> {
+    return (await this.send("GET", path, undefined, false, "text/plain")).text();
+  }
+
+  /** json makes a request to any path of the agent (the API, the console's) and resolves with the JSON answer. */
+  async json(method: string, path: string, body?: string): Promise<unknown> {
     const res = await this.send(method, path, body, false);
     return (await res.json()) as unknown;
   }
@@ -229,6 +248,8 @@ export class StatusClient {
   /** send makes one request; a non-2xx answer becomes a ServerStatusError. Streams have no timeout. */
   private async send(method: string, path: string, body: string | undefined, stream: boolean, accept = "application/json"): Promise<Response> {
     const credentials = (await this.options.credentials?.().catch((err: unknown) => {
+      // The state directory's own refusals say what is wrong with it and how to fix it.
+      if (err instanceof Error && (err.name === "NoAgentError" || err.name === "StateDirectoryError")) throw err;
       throw new Error(`cannot read the credentials for ${this.server}: ${err instanceof Error ? err.message : String(err)}`);
     })) ?? {};
     const token = this.options.token ?? credentials.token;
@@ -236,15 +257,22 @@ export class StatusClient {
     if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const signal = stream ? this.options.signal : AbortSignal.any([this.options.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
+    const url = credentials.socketPath !== undefined ? `http://localhost${path}` : this.options.server + path;
     let res: Response;
     try {
-      res = await sendRequest(this.options.server + path, { method, headers, signal, ...(body !== undefined ? { body } : {}), ...(credentials.ca !== undefined ? { ca: credentials.ca } : {}) });
+      res = await sendRequest(url, {
+        method, headers, signal,
+        ...(body !== undefined ? { body } : {}),
+        ...(credentials.ca !== undefined ? { ca: credentials.ca } : {}),
+        ...(credentials.socketPath !== undefined ? { socketPath: credentials.socketPath } : {}),
+      });
     } catch (err) {
       throw this.transportError(err);
     }
     if (res.ok) return res;
     const text = await res.text().catch(() => "");
-    throw new ServerStatusError(parseStatus(res.status, text));
+    const hint = res.status === 401 && token === undefined ? this.options.unauthorizedHint : undefined;
+    throw new ServerStatusError(parseStatus(res.status, text), hint);
   }
 
   private transportError(err: unknown): unknown {
@@ -301,14 +329,16 @@ export const CLIENT_OPTIONS = {
 } as const;
 
 /** CLIENT_FLAGS_HELP documents CLIENT_OPTIONS in each command's --help. */
-export const CLIENT_FLAGS_HELP = `      --server URL          the agent's status API (default $PROBELET_SERVER, else ${DEFAULT_SERVER})
-      --token-file FILE     the agent's token (default $PROBELET_TOKEN, $PROBELET_TOKEN_FILE, else
-                            for an agent on loopback the token in its state directory)
+export const CLIENT_FLAGS_HELP = `      --state-dir DIR       the local agent's state directory (default $PROBELET_STATE_DIR or
+                            ~/.local/state/probelet): its agent is reached on the Unix socket
+                            DIR/agent.sock with the token DIR/agent-token
+      --server URL          another address of the agent (default $PROBELET_SERVER), e.g. ${EXAMPLE_SERVER}
+      --token-file FILE     the agent's token (default $PROBELET_TOKEN, $PROBELET_TOKEN_FILE, else the
+                            state directory's, which goes only to its socket or to an https:// server
+                            holding the state directory's certificate)
       --certificate-authority FILE
                             the CA to trust for an https:// agent (default $PROBELET_CA_FILE, else
                             the state directory's serving certificate)
-      --state-dir DIR       the local agent's state directory (default $PROBELET_STATE_DIR or
-                            ~/.local/state/probelet)
   -n, --namespace NS        the namespace (default "default")
   -h, --help                show this help`;
 
@@ -352,12 +382,32 @@ export interface ClientFlags extends CredentialFlags {
 }
 
 /**
- * clientFromFlags builds the client: --server, else $PROBELET_SERVER, else DEFAULT_SERVER; the
- * credentials as client-credentials.ts finds them.
+ * clientFromFlags builds the client: --server, else $PROBELET_SERVER, else the state directory's
+ * socket; the credentials as client-credentials.ts finds them.
  */
 export function clientFromFlags(flags: ClientFlags, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): StatusClient {
-  const server = flags.server ?? (env["PROBELET_SERVER"] || DEFAULT_SERVER);
-  const bad = new UsageError(`invalid server URL "${server}": want an http:// or https:// URL such as ${DEFAULT_SERVER}`);
+  const target = targetFromFlags(flags, env);
+  return new StatusClient({
+    server: target.server,
+    signal,
+    credentials: target.credentials,
+    ...(target.explicit ? { unauthorizedHint: `(no token was sent to ${target.server}: the state directory's token goes only to its agent's socket, or to an https:// server holding the state directory's certificate; give one with --token-file FILE or $PROBELET_TOKEN_FILE)` } : {}),
+  });
+}
+
+/**
+ * targetFromFlags checks --server (else $PROBELET_SERVER) and --token, and says where requests
+ * go: that server, or the state directory's agent.
+ */
+export function targetFromFlags(flags: ClientFlags, env: NodeJS.ProcessEnv = process.env): AgentTarget {
+  if (flags.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE or $PROBELET_TOKEN");
+  const server = flags.server ?? (env["PROBELET_SERVER"] || undefined);
+  return agentTarget(flags, server === undefined ? undefined : parseServerUrl(server), env);
+}
+
+/** parseServerUrl checks a --server value: an http:// or https:// URL. */
+export function parseServerUrl(server: string): URL {
+  const bad = new UsageError(`invalid server URL "${server}": want an http:// or https:// URL such as ${EXAMPLE_SERVER}`);
   let url: URL;
   try {
     url = new URL(server);
@@ -365,8 +415,7 @@ export function clientFromFlags(flags: ClientFlags, signal: AbortSignal, env: No
     throw bad;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw bad;
-  if (flags.token !== undefined) throw new UsageError("--token would show the token to every user of this machine (ps): use --token-file FILE or $PROBELET_TOKEN");
-  return new StatusClient({ server: server.replace(/\/+$/, ""), signal, credentials: credentialLoader(flags, url, env) });
+  return url;
 }
 
 /**

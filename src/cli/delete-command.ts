@@ -3,6 +3,7 @@
 // (the default), waits until each pod is gone.
 import type { Clock } from "../util/clock.js";
 import { systemClock } from "../util/clock.js";
+import { staticPodOrigin } from "../api/mirror-pod.js";
 import { parseInteger, UsageError } from "./args.js";
 import { findResource, resourcePath, type ApiResource } from "./api-resources.js";
 import {
@@ -123,6 +124,9 @@ export async function runDeleteCommand(argv: readonly string[], ctx: CommandCont
     }
     const pod = await client.deletePod(target.namespace, name, grace >= 0 ? grace : undefined);
     ctx.stdout(`pod "${name}" ${immediate ? "force deleted" : "deleted"}\n`);
+    // A static pod's mirror is made again by the agent at once (a new UID, which ends the wait).
+    const origin = staticPodOrigin(pod);
+    if (origin !== undefined) ctx.stderr(`Warning: ${origin}\n`);
     if (!wait) return true;
     const seconds = pod.metadata.deletionGracePeriodSeconds ?? (grace >= 0 ? grace : (pod.spec.terminationGracePeriodSeconds ?? 30));
     if (await waitUntilGone(client, target.namespace, name, pod.metadata.uid, seconds * 1000 + WAIT_SLACK_MS, clock, ctx.signal)) return true;

@@ -52,8 +52,8 @@ export async function runDescribeCommand(argv: readonly string[], ctx: CommandCo
   return forEachPod(pods, ctx, async (name) => {
     const pod = await client.getPod(namespace, name);
     const events = await client.listPodEvents(namespace, pod);
-    const probeHistory = await client.probeHistory(namespace, name);
-    ctx.stdout((first ? "" : "\n\n") + describePod(pod, events, { now: clock.now(), probeHistory }));
+    const probeRuns = await client.probeHistoryRuns(namespace, name);
+    ctx.stdout((first ? "" : "\n\n") + describePod(pod, events, { now: clock.now(), probeRuns }));
     first = false;
     return true;
   });

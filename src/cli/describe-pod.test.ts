@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod, Probe } from "../api/types.js";
-import type { ProbeHistoryEntry } from "../prober/probe-history.js";
-import { alignTabs, DESCRIBE_HISTORY_ROWS, describePod, describeProbe, eventAge, formatLatency, formatRfc1123z } from "./describe-pod.js";
+import { collapseRuns, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { alignTabs, DESCRIBE_HISTORY_ROWS, describePod, describeProbe, describeProbeRun, eventAge, formatLatency, formatRfc1123z } from "./describe-pod.js";
 
 const NOW = Date.parse("2026-01-01T00:10:00Z");
 
@@ -63,7 +63,7 @@ function event(overrides: Partial<KubeEvent>): KubeEvent {
     metadata: { name: "web.1", namespace: "default" },
     involvedObject: { kind: "Pod", name: "web", namespace: "default" },
     reason: "Started",
-    message: "Started container app",
+    message: "Container started",
     type: "Normal",
     count: 1,
     firstTimestamp: "2026-01-01T00:00:01Z",
@@ -141,7 +141,7 @@ const WEB_DESCRIBED = [
   "Events:",
   "  Type     Reason     Age               From     Message",
   "  ----     ------     ----              ----     -------",
-  "  Normal   Started    9m59s             kubelet  Started container app",
+  "  Normal   Started    9m59s             kubelet  Container started",
   "  Warning  Unhealthy  10s (x3 over 2m)  kubelet  Liveness probe failed: HTTP probe failed with statuscode: 500",
   "",
 ].join("\n");
@@ -155,30 +155,39 @@ function probeEntry(ago: number, run: number, output = "HTTP probe failed with s
   return { time: new Date(NOW - ago).toISOString(), container: "app", probeType: "liveness", containerID: "process://a1", result: "Failure", handlerResult: "failure", output, latencyMs: 2.4, run, threshold: 3 };
 }
 
-test("describePod shows the probe history between the pod and its events, aligned on its own", () => {
+test("describePod shows the probe history between the pod and its events, aligned on its own: runs of one result in one row", () => {
   const history = [probeEntry(20_000, 1), probeEntry(10_000, 2, "line one\n  line two"), { ...probeEntry(5_000, 1, ""), result: "Success" as const, handlerResult: "success", threshold: 1, latencyMs: 0.4 }];
-  const text = describePod(webPod(), EVENTS, { now: NOW, utcOffsetMinutes: 0, probeHistory: history });
+  const text = describePod(webPod(), EVENTS, { now: NOW, utcOffsetMinutes: 0, probeRuns: collapseRuns(history) });
   const start = text.indexOf("Probe History:");
   assert.ok(start > text.indexOf("Tolerations:") && start < text.indexOf("Events:"), text);
   assert.deepEqual(text.slice(start, text.indexOf("Events:")).split("\n"), [
     "Probe History:",
-    "  Container  Probe     Result          Latency  Age  Output",
-    "  ---------  -----     ------          -------  ---  ------",
-    "  app        liveness  failure 1 of 3  2ms      20s  HTTP probe failed with statuscode: 500",
-    "  app        liveness  failure 2 of 3  2ms      10s  line one line two",
-    "  app        liveness  success         400µs    5s   <none>",
+    "  Container  Probe     Result               Latency  Age  Output",
+    "  ---------  -----     ------               -------  ---  ------",
+    "  app        liveness  failure ×2 (2 of 3)  2ms      10s  line one line two",
+    "  app        liveness  success              400µs    5s   <none>",
     "",
   ]);
   // The rest of the layout is unchanged.
   assert.equal(text.replace(text.slice(start, text.indexOf("Events:")), ""), WEB_DESCRIBED);
 });
 
-test("describePod shows only the newest probes and says how many there are", () => {
-  const history = Array.from({ length: DESCRIBE_HISTORY_ROWS + 5 }, (_, i) => probeEntry(60_000 - i * 1000, (i % 3) + 1));
-  const text = describePod(webPod(), [], { now: NOW, utcOffsetMinutes: 0, probeHistory: history });
-  assert.match(text, new RegExp(`Probe History \\(last ${DESCRIBE_HISTORY_ROWS} of ${DESCRIBE_HISTORY_ROWS + 5}\\):`));
+test("describePod shows only the newest runs and says how many there are", () => {
+  // Failures on ever new container instances: each its own run.
+  const history = Array.from({ length: DESCRIBE_HISTORY_ROWS + 5 }, (_, i) => ({ ...probeEntry(60_000 - i * 1000, 1), containerID: `process://a${i}` }));
+  const text = describePod(webPod(), [], { now: NOW, utcOffsetMinutes: 0, probeRuns: collapseRuns(history) });
+  assert.match(text, new RegExp(`Probe History \\(last ${DESCRIBE_HISTORY_ROWS} of ${DESCRIBE_HISTORY_ROWS + 5} runs\\):`));
   assert.equal(text.split("\n").filter((l) => l.startsWith("  app ")).length, DESCRIBE_HISTORY_ROWS);
   assert.match(text, /\nEvents: {2}<none>\n$/);
+});
+
+test("the failures that led to a kill stay in describe beside the successes after it: success ×18", () => {
+  const failures = [1, 2, 3].map((run) => probeEntry(30_000 - run * 1000, run));
+  const after = Array.from({ length: 18 }, (_, i) => ({ ...probeEntry(18_000 - i * 1000, i + 1, "ok"), containerID: "process://a2", result: "Success" as const, threshold: 1 }));
+  const text = describePod(webPod(), [], { now: NOW, utcOffsetMinutes: 0, probeRuns: collapseRuns([...failures, ...after]) });
+  assert.deepEqual(text.split("\n").filter((l) => l.startsWith("  app ")).map((l) => l.split(/ {2,}/)[3]), ["failure ×3 (3 of 3)", "success ×18"]);
+  assert.equal(describeProbeRun({ result: "Failure", count: 4, lastRun: 4, threshold: 3 }), "failure ×4");
+  assert.equal(describeProbeRun({ result: "Failure", count: 1, lastRun: 2, threshold: 3 }), "failure 2 of 3");
 });
 
 test("formatLatency", () => {

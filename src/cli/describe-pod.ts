@@ -6,7 +6,7 @@ import { defaultProbe } from "../api/defaults.js";
 import type { Container, ContainerState, ContainerStatus, EnvVar, Pod, Probe, ResourceFieldSelector } from "../api/types.js";
 import { containerResourceValue } from "../volumes/downward-api.js";
 import { splitSubscriptedPath } from "../api/validation-env-sources.js";
-import { describeRun, type ProbeHistoryEntry } from "../prober/probe-history.js";
+import { describeRun, type ProbeHistorySegment } from "../prober/probe-history.js";
 import { podQOSClass } from "../status/qos.js";
 import { mountLines, volumeLines } from "./describe-volumes.js";
 import { humanDuration } from "./pod-table.js";
@@ -17,11 +17,11 @@ export interface DescribeOptions {
   now: number;
   /** Minutes east of UTC for the RFC 1123 times; default: this machine's zone at each instant. */
   utcOffsetMinutes?: number;
-  /** The pod's last probes (the agent's probe history), shown before the events when there are any. */
-  probeHistory?: readonly ProbeHistoryEntry[];
+  /** The pod's probe history as runs of identical results, shown before the events when there are any. */
+  probeRuns?: readonly ProbeHistorySegment[];
 }
 
-/** DESCRIBE_HISTORY_ROWS is how many of the newest probes describe shows; the API has them all. */
+/** DESCRIBE_HISTORY_ROWS is how many of the newest runs describe shows; the API has them all. */
 export const DESCRIBE_HISTORY_ROWS = 10;
 /** DESCRIBE_OUTPUT_CHARS shortens a probe's output to one readable cell. */
 const DESCRIBE_OUTPUT_CHARS = 100;
@@ -63,7 +63,7 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   const conditions = status.conditions ?? [];
   if (conditions.length > 0) lines.push("Conditions:", `${L1}Type\tStatus`, ...conditions.map((c) => `${L1}${c.type} \t${c.status} `));
   lines.push(...volumeLines(pod), `QoS Class:\t${pod.status?.qosClass ?? podQOSClass(pod)}`, "Node-Selectors:\t<none>", "Tolerations:\t<none>");
-  const history = options.probeHistory ?? [];
+  const history = options.probeRuns ?? [];
   // kubectl flushes its tabwriter before the events table: it is aligned on its own, and so is the
   // probe history (ours) that comes before it.
   const historyText = history.length === 0 ? "" : alignTabs(probeHistoryLines(history, options.now));
@@ -71,20 +71,33 @@ export function describePod(pod: Pod, events: readonly KubeEvent[], options: Des
   return alignTabs(lines) + historyText + alignTabs(eventLines(events, options.now));
 }
 
-/** probeHistoryLines is the Probe History table: the newest probes, oldest first, with their age. */
-function probeHistoryLines(history: readonly ProbeHistoryEntry[], now: number): string[] {
-  const shown = history.slice(-DESCRIBE_HISTORY_ROWS);
-  const title = shown.length < history.length ? `Probe History (last ${shown.length} of ${history.length}):` : "Probe History:";
+/**
+ * probeHistoryLines is the Probe History table: the newest runs of identical results, oldest
+ * first (`success ×18`, `failure ×3 (3 of 3)`), each with its average latency, the age of its
+ * last probe and that probe's output; so the failures behind a kill stay beside the successes
+ * that followed.
+ */
+function probeHistoryLines(runs: readonly ProbeHistorySegment[], now: number): string[] {
+  const shown = runs.slice(-DESCRIBE_HISTORY_ROWS);
+  const title = shown.length < runs.length ? `Probe History (last ${shown.length} of ${runs.length} runs):` : "Probe History:";
   return [
     title,
     `${L1}Container\tProbe\tResult\tLatency\tAge\tOutput`,
     `${L1}---------\t-----\t------\t-------\t---\t------`,
-    ...shown.map((e) => {
-      const output = e.output.replace(/\s+/g, " ").trim();
+    ...shown.map((r) => {
+      const output = r.lastOutput.replace(/\s+/g, " ").trim();
       const cell = output.length > DESCRIBE_OUTPUT_CHARS ? `${output.slice(0, DESCRIBE_OUTPUT_CHARS)}…` : output;
-      return `${L1}${e.container}\t${e.probeType}\t${describeRun(e)}\t${formatLatency(e.latencyMs)}\t${since(e.time, now)}\t${cell === "" ? "<none>" : cell}`;
+      return `${L1}${r.container}\t${r.probeType}\t${describeProbeRun(r)}\t${formatLatency(r.latencySumMs / r.count)}\t${since(r.end, now)}\t${cell === "" ? "<none>" : cell}`;
     }),
   ];
+}
+
+/** describeProbeRun is a run's Result cell: one probe as describeRun says it; several as `failure ×3 (3 of 3)` or `success ×18`. */
+export function describeProbeRun(run: Pick<ProbeHistorySegment, "result" | "count" | "lastRun" | "threshold">): string {
+  if (run.count === 1) return describeRun({ result: run.result, run: run.lastRun, threshold: run.threshold });
+  const word = run.result === "Success" ? "success" : run.result === "Failure" ? "failure" : "unknown";
+  const standing = run.threshold > 1 && run.lastRun <= run.threshold ? ` (${run.lastRun} of ${run.threshold})` : "";
+  return `${word} ×${run.count}${standing}`;
 }
 
 /** formatLatency renders a probe's latency: `850µs`, `12ms`, `1.5s`. */

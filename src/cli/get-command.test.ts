@@ -6,6 +6,7 @@ import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { FakeClock, FixedNowClock } from "../../test/fakes/fake-clock.js";
 import type { KubeEvent } from "../agent/agent-api.js";
 import type { Pod } from "../api/types.js";
+import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
 import { eventRow, runGetCommand } from "./get-command.js";
 
@@ -203,4 +204,57 @@ test("get pods NAME -w only follows that pod and ends with exit 0 when the agent
   await server.close();
   assert.equal(await done, 0);
   assert.equal(out(), "NAME   READY   STATUS    RESTARTS   AGE\nweb    1/1     Running   0          5m\nweb    0/1     Error     0          5m\n");
+});
+
+test("get pods a b prints both in one table, in order; a missing name is reported and the rest printed (exit 1); pod/a pod/b too", async (t) => {
+  const { server } = await setup(t, [pod("a"), pod("b"), pod("c")]);
+  const both = capture();
+  assert.equal(await runGetCommand(["pods", "b", "a", "--server", server.url], both.ctx), 0, both.err());
+  assert.deepEqual(both.out().trimEnd().split("\n").map((l) => l.split(/\s+/)[0]), ["NAME", "b", "a"]);
+  const slashed = capture();
+  assert.equal(await runGetCommand(["pod/a", "po/c", "-o", "name", "--server", server.url], slashed.ctx), 0, slashed.err());
+  assert.equal(slashed.out(), "pod/a\npod/c\n");
+  const json = capture();
+  assert.equal(await runGetCommand(["pods", "a", "c", "-o", "json", "--server", server.url], json.ctx), 0);
+  const list = JSON.parse(json.out()) as { kind: string; items: Pod[] };
+  assert.deepEqual([list.kind, list.items.map((p) => p.metadata.name)], ["List", ["a", "c"]]);
+  const partly = capture();
+  assert.equal(await runGetCommand(["pods", "a", "nope", "--server", server.url], partly.ctx), 1);
+  assert.match(partly.out(), /^NAME .*\na\s/);
+  assert.equal(partly.err(), 'Error from server (NotFound): pods "nope" not found\n');
+  await assert.rejects(runGetCommand(["pods", "a", "b", "-w", "--server", server.url], capture().ctx), new UsageError("watch is only supported on individual resources and resource collections, but 2 resources were found"));
+});
+
+test("get pods -w started before the agent listens waits for it (one line on stderr), then watches", async (t) => {
+  const api = new FakeAgentApi();
+  api.addPod(pod("web"));
+  const probe = await serveAgentApi(t, api);
+  const port = new URL(probe.url).port;
+  await probe.close(); // a port nothing listens on, for now
+  const { ctx, out, err, abort } = captureContext();
+  const watching = runGetCommand(["pods", "-w", "--server", `http://127.0.0.1:${port}`], ctx);
+  await waitFor(() => err().includes("Waiting for the probelet agent"), "the waiting line");
+  const server = await startStatusServer(api, { listen: `127.0.0.1:${port}` });
+  t.after(() => server.close());
+  await waitFor(() => /^web\s/m.test(out()), "the table once the agent answers");
+  abort();
+  assert.equal(await watching, 0);
+  assert.equal(err(), `Waiting for the probelet agent at http://127.0.0.1:${port} (at most 30 s)...\n`);
+});
+
+test("get pods -w gives up after 30 s when no agent comes, with the unreachable error", async () => {
+  const clock = new FakeClock(NOW);
+  const { ctx, err } = captureContext(clock);
+  const api = new FakeAgentApi();
+  const gone = await startStatusServer(api, { listen: "127.0.0.1:0" });
+  const url = gone.url;
+  await gone.close();
+  const watching = runGetCommand(["pods", "-w", "--server", url], ctx);
+  for (let i = 0; i < 100 && !err().includes("Waiting"); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 80; i++) {
+    await clock.advance(500);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.equal(await watching, 1);
+  assert.match(err(), /error: cannot reach the probelet agent at http:\/\/127\.0\.0\.1:\d+: is "probelet run" running\?\n$/);
 });

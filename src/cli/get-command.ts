@@ -10,7 +10,7 @@ import { systemClock } from "../util/clock.js";
 import { findResource, resourcePath, type ApiResource } from "./api-resources.js";
 import { UsageError } from "./args.js";
 import {
-  CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, selectorQuery, ServerStatusError,
+  AgentUnreachableError, CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, selectorQuery, ServerStatusError,
   type ListSelectors, type StatusClient,
 } from "./client.js";
 import { customColumnCells } from "./custom-columns.js";
@@ -23,11 +23,12 @@ import { isTable, tableHeaders, tableRows, type ServedTable } from "./server-tab
 
 /** GET_HELP is the text of `probelet get --help`. */
 export const GET_HELP = `Usage:
-  probelet get TYPE [NAME] [-o FORMAT] [-l SELECTOR] [--field-selector SELECTOR] [--show-labels]
+  probelet get TYPE [NAME...] [-o FORMAT] [-l SELECTOR] [--field-selector SELECTOR] [--show-labels]
                [--no-headers] [-w [--output-watch-events]] [-A | -n NS]
 
 Lists objects from a running agent, like kubectl get. TYPE is pods (pod, po), events (event, ev),
-configmaps (cm), secrets, namespaces (ns) or nodes (no); TYPE/NAME works too.
+configmaps (cm), secrets, namespaces (ns) or nodes (no); TYPE/NAME works too. With -w an agent that
+does not answer yet (one just started) is waited for, at most 30 s.
 
 Flags:
   -o, --output FORMAT       wide, json, yaml, name, jsonpath=TEMPLATE, jsonpath-file=FILE,
@@ -103,34 +104,69 @@ export async function runGetCommand(argv: readonly string[], ctx: CommandContext
     ctx.stdout(GET_HELP);
     return 0;
   }
-  // kubectl also accepts TYPE/NAME ("pod/web").
-  const [first, ...others] = positionals;
-  const [type, name, ...extra] = first?.includes("/") ? [first.slice(0, first.indexOf("/")), first.slice(first.indexOf("/") + 1), ...others] : positionals;
-  if (type === undefined) throw new UsageError("you must specify the type of resource to get: pods, events, configmaps, secrets, namespaces or nodes");
+  const { type, names } = typeAndNames(positionals);
   const resource = findResource(type);
   if (resource === undefined) throw new UsageError(`the server doesn't have a resource type "${type}"`);
-  if (extra.length > 0) throw new UsageError(`get takes at most one NAME, got ${[name, ...extra].join(", ")}`);
   const selectors: ListSelectors = {};
   if (values.selector !== undefined) selectors.labelSelector = values.selector;
   if (values["field-selector"] !== undefined) selectors.fieldSelector = values["field-selector"];
-  if (name !== undefined && (selectors.labelSelector !== undefined || selectors.fieldSelector !== undefined)) {
+  if (names.length > 0 && (selectors.labelSelector !== undefined || selectors.fieldSelector !== undefined)) {
     throw new UsageError("name cannot be provided when a selector is specified");
   }
   const format = await parseOutputFormat(values.output);
   const all = values["all-namespaces"] ?? false;
-  if (all && name !== undefined) throw new UsageError("a resource cannot be retrieved by name across all namespaces");
-  const client = clientFromFlags(values, ctx.signal);
+  if (all && names.length > 0) throw new UsageError("a resource cannot be retrieved by name across all namespaces");
+  if (values.watch && names.length > 1) throw new UsageError(`watch is only supported on individual resources and resource collections, but ${names.length} resources were found`);
   const view: View = {
-    resource, format, selectors, namespace: values.namespace ?? "default", ...(name !== undefined ? { name } : {}),
+    resource, format, selectors, namespace: values.namespace ?? "default", ...(names.length === 1 ? { name: names[0]! } : {}),
     all, withNamespace: all && resource.namespaced,
     watchEvents: values["output-watch-events"] ?? false, showLabels: values["show-labels"] ?? false, noHeaders: values["no-headers"] ?? false,
   };
   try {
-    if (values.watch) return await watchResource(client, view, ctx);
-    return await printResource(client, view, ctx);
+    if (values.watch) return await watchResource(() => clientFromFlags(values, ctx.signal), view, ctx);
+    if (names.length > 1) return await printNamed(clientFromFlags(values, ctx.signal), view, names, ctx);
+    return await printResource(clientFromFlags(values, ctx.signal), view, ctx);
   } catch (err) {
     return reportClientError(err, ctx.stderr, ctx.signal);
   }
+}
+
+/** typeAndNames reads `TYPE [NAME...]` or kubectl's `TYPE/NAME...` (every argument then TYPE/NAME of one type). */
+function typeAndNames(positionals: readonly string[]): { type: string; names: string[] } {
+  const [first, ...rest] = positionals;
+  if (first === undefined) throw new UsageError("you must specify the type of resource to get: pods, events, configmaps, secrets, namespaces or nodes");
+  if (!first.includes("/")) return { type: first, names: rest };
+  const split = positionals.map((p) => {
+    const slash = p.indexOf("/");
+    if (slash < 0) throw new UsageError(`there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'probelet get resource/<resource_name>' instead of 'probelet get resource resource/<resource_name>'`);
+    return { type: p.slice(0, slash), name: p.slice(slash + 1) };
+  });
+  if (split.some((s) => findResource(s.type) !== findResource(split[0]!.type))) throw new UsageError("get TYPE/NAME... takes names of one type");
+  return { type: split[0]!.type, names: split.map((s) => s.name) };
+}
+
+/**
+ * printNamed prints several named objects as kubectl does: one table (or a List), in the order
+ * given; a name that is not found is reported on stderr, the others are still printed (exit 1).
+ */
+async function printNamed(client: StatusClient, view: View, names: readonly string[], ctx: CommandContext): Promise<number> {
+  const objects: unknown[] = [];
+  let table: ServedTable | undefined;
+  const missing: string[] = [];
+  for (const name of names) {
+    try {
+      const fetched = await fetchObjects(client, { ...view, name }, isTableFormat(view.format));
+      objects.push(...fetched.objects);
+      if (fetched.table !== undefined) table = table === undefined ? fetched.table : { ...table, rows: [...table.rows, ...fetched.table.rows] };
+    } catch (err) {
+      if (!(err instanceof ServerStatusError) || err.status.reason !== "NotFound") throw err;
+      missing.push(err.message);
+    }
+  }
+  const { name: _one, ...list } = view;
+  if (objects.length > 0) printObjects(list, { objects, ...(table !== undefined ? { table } : {}) }, ctx);
+  for (const message of missing) ctx.stderr(`${message}\n`);
+  return missing.length > 0 ? 1 : 0;
 }
 
 interface View {
@@ -172,26 +208,31 @@ async function fetchObjects(client: StatusClient, view: View, asTable: boolean):
 }
 
 async function printResource(client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
-  const { table, objects } = await fetchObjects(client, view, isTableFormat(view.format));
+  printObjects(view, await fetchObjects(client, view, isTableFormat(view.format)), ctx);
+  return 0;
+}
+
+/** printObjects prints what was fetched in the view's format (a named view prints its one object, not a List). */
+function printObjects(view: View, { table, objects }: Fetched, ctx: CommandContext): void {
   const now = (ctx.clock ?? systemClock).now();
   const format = view.format;
   const value = view.name !== undefined ? objects[0] : { apiVersion: "v1", items: objects, kind: "List", metadata: { resourceVersion: "" } };
   if (format.kind === "json" || format.kind === "yaml") {
     ctx.stdout(formatObject(value, format.kind));
-    return 0;
+    return;
   }
   if (format.kind === "jsonpath") {
     ctx.stdout(executeJsonPath(format.path, value));
-    return 0;
+    return;
   }
   if (format.kind === "name") {
     ctx.stdout(objects.map((o) => `${view.resource.singular}/${objectName(o)}\n`).join(""));
-    return 0;
+    return;
   }
   if (objects.length === 0 && (table?.rows.length ?? 0) === 0) {
     const scoped = view.all || !view.resource.namespaced;
     ctx.stderr(scoped ? "No resources found\n" : `No resources found in ${view.namespace} namespace.\n`);
-    return 0;
+    return;
   }
   let rows: string[][];
   if (format.kind === "custom-columns") rows = [format.columns.map((c) => c.header), ...objects.map((o) => customColumnCells(format.columns, o))];
@@ -200,7 +241,6 @@ async function printResource(client: StatusClient, view: View, ctx: CommandConte
     rows = [tableHeaders(table, tableView), ...tableRows(table, tableView)];
   } else rows = [headersOf(view), ...objects.map((o) => rowOf(view, o, now))];
   ctx.stdout(formatTable(view.noHeaders ? rows.slice(1) : rows));
-  return 0;
 }
 
 /** headersOf are the CLI printer's titles for a view (LABELS last with --show-labels). */
@@ -216,11 +256,37 @@ function rowOf(view: View, object: unknown, now: number): string[] {
   return view.showLabels ? [...cells, formatLabels(objectLabels(object))] : cells;
 }
 
+/** AGENT_WAIT_MS bounds how long `get -w` waits for an agent that does not answer yet (one just started). */
+export const AGENT_WAIT_MS = 30_000;
+
+/** AGENT_RETRY_MS is how often `get -w` tries again meanwhile. */
+const AGENT_RETRY_MS = 500;
+
+/**
+ * firstList lists what a watch starts from. An agent that does not answer (nothing listens yet:
+ * `npm start` still starting) is waited for, at most AGENT_WAIT_MS, with one line on stderr; each
+ * try makes a new client, so credentials the starting agent writes meanwhile are read.
+ */
+async function firstList(newClient: () => StatusClient, view: View, ctx: CommandContext): Promise<{ client: StatusClient; listed: unknown[] }> {
+  const clock = ctx.clock ?? systemClock;
+  const deadline = clock.monotonic() + AGENT_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    const client = newClient();
+    try {
+      return { client, listed: (await fetchObjects(client, view, false)).objects };
+    } catch (err) {
+      if (!(err instanceof AgentUnreachableError) || clock.monotonic() >= deadline || ctx.signal.aborted) throw err;
+      if (attempt === 0) ctx.stderr(`Waiting for the probelet agent at ${client.server} (at most ${AGENT_WAIT_MS / 1000} s)...\n`);
+      await clock.sleep(AGENT_RETRY_MS, ctx.signal);
+    }
+  }
+}
+
 /**
  * watchResource prints the current table, then a row per change. The watch replays every
  * current object as ADDED first: a replayed object identical to the one just listed is skipped.
  */
-async function watchResource(client: StatusClient, view: View, ctx: CommandContext): Promise<number> {
+async function watchResource(newClient: () => StatusClient, view: View, ctx: CommandContext): Promise<number> {
   const namespace = view.all ? undefined : view.namespace;
   const clock = ctx.clock ?? systemClock;
   const format = view.format;
@@ -229,7 +295,7 @@ async function watchResource(client: StatusClient, view: View, ctx: CommandConte
   const headers = [...prefix("EVENT"), ...headersOf(view)];
   // The EVENT column is sized for its longest value from the start; later rows may still widen others.
   const seed = prefix("MODIFIED");
-  const { objects: listed } = await fetchObjects(client, view, false);
+  const { client, listed } = await firstList(newClient, view, ctx);
   const seen = new Map(listed.map((o) => [objectName(o, true), JSON.stringify(o)]));
   let columns: Columns | undefined;
   const print = (type: string, o: unknown): void => {

@@ -42,15 +42,14 @@ test("logs prints the log; --tail, --timestamps, -c and pod/NAME select what", a
     assert.equal(out(), c.want, c.args.join(" "));
     assert.equal(err(), "");
   }
-  assert.deepEqual(api.calls.readLogs[2], { namespace: "default", name: "web", previous: false, follow: false, timestamps: true });
-  assert.deepEqual(api.calls.readLogs[4], { namespace: "default", name: "web", previous: true, follow: false, timestamps: false });
+  assert.deepEqual(api.calls.readLogs[2], { namespace: "default", name: "web", previous: false, follow: false, timestamps: true, container: "app" });
+  assert.deepEqual(api.calls.readLogs[4], { namespace: "default", name: "web", previous: true, follow: false, timestamps: false, container: "app" });
 });
 
 test("logs: server errors are printed as kubectl does, exit 1", async (t) => {
   const { server } = await setup(t);
   const cases: { args: string[]; want: string }[] = [
     { args: ["nope"], want: 'Error from server (NotFound): pods "nope" not found\n' },
-    { args: ["duo"], want: "Error from server (BadRequest): a container name must be specified for pod duo, choose one of: [a b]\n" },
     { args: ["web", "-c", "x"], want: "Error from server (BadRequest): container x is not valid for pod web\n" },
   ];
   for (const c of cases) {
@@ -88,4 +87,27 @@ test("logs: usage errors", async () => {
   await assert.rejects(runLogsCommand(["a", "b"], ctx), new UsageError("logs takes one pod, got a, b"));
   await assert.rejects(runLogsCommand(["a", "--tail=-2"], ctx), new UsageError('invalid value "-2" for --tail: must be -1 (all lines) or more'));
   await assert.rejects(runLogsCommand(["a", "--tail", "x"], ctx), new UsageError('invalid value "x" for --tail: must be an integer'));
+});
+
+test("logs without -c on a multi-container pod picks the default container as kubectl 1.32 does, with its notice", async (t) => {
+  const api = new FakeAgentApi();
+  const duo = pod("duo", ["a", "b"]);
+  api.addPod({ ...duo, spec: { ...duo.spec, initContainers: [{ name: "setup", image: "busybox" }] } });
+  api.addPod({ ...pod("noted", ["a", "b"]), metadata: { name: "noted", namespace: "default", annotations: { "kubectl.kubernetes.io/default-container": "b" } } });
+  api.addPod({ ...pod("stale", ["a", "b"]), metadata: { name: "stale", namespace: "default", annotations: { "kubectl.kubernetes.io/default-container": "gone" } } });
+  for (const name of ["duo", "noted", "stale"]) {
+    api.appendLog("default", name, "a", `${name} from a`);
+    api.appendLog("default", name, "b", `${name} from b`);
+  }
+  const server = await serveAgentApi(t, api);
+  const cases: { name: string; out: string; err: string }[] = [
+    { name: "duo", out: "duo from a\n", err: 'Defaulted container "a" out of: a, b, setup (init)\n' },
+    { name: "noted", out: "noted from b\n", err: "" },
+    { name: "stale", out: "stale from a\n", err: 'Default container name "gone" not found in pod stale\nDefaulted container "a" out of: a, b\n' },
+  ];
+  for (const c of cases) {
+    const { ctx, out, err } = capture();
+    assert.equal(await runLogsCommand([c.name, "--server", server.url], ctx), 0, c.name);
+    assert.deepEqual([out(), err()], [c.out, c.err], c.name);
+  }
 });

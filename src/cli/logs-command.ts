@@ -6,13 +6,16 @@ import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, r
 import { parseGoDuration } from "./go-duration.js";
 import { LinePrefixer } from "./line-prefixer.js";
 import type { CommandContext } from "./probe-command.js";
+import type { Pod } from "../api/types.js";
 
 /** LOGS_HELP is the text of `probelet logs --help`. */
 export const LOGS_HELP = `Usage:
   probelet logs NAME [-c CONTAINER | --all-containers] [-p] [-f] [--tail N] [--since DURATION | --since-time TIME]
                 [--limit-bytes N] [--timestamps] [--prefix] [-n NS]
 
-Prints a container's log. The container may be left out when the pod has only one.
+Prints a container's log. Without -c it is the pod's default container, as kubectl picks it: the
+one the annotation kubectl.kubernetes.io/default-container names, else the first container (with a
+"Defaulted container" notice on stderr when the pod has others).
 
 Flags:
   -c, --container NAME      the container
@@ -61,10 +64,10 @@ export async function runLogsCommand(argv: readonly string[], ctx: CommandContex
   const namespace = values.namespace ?? "default";
   const client = clientFromFlags(values, ctx.signal);
   try {
-    const containers = allContainers ? await containerNames(client, namespace, name) : [values.container];
-    const stream = async (container: string | undefined): Promise<void> => {
-      const own = container === undefined ? options : { ...options, container };
-      const prefixer = values.prefix ? new LinePrefixer(`[pod/${name}/${container ?? (await onlyContainer(client, namespace, name))}] `) : undefined;
+    const containers = allContainers ? await containerNames(client, namespace, name) : [values.container ?? defaultContainer(await client.getPod(namespace, name), ctx.stderr)];
+    const stream = async (container: string): Promise<void> => {
+      const own = { ...options, container };
+      const prefixer = values.prefix ? new LinePrefixer(`[pod/${name}/${container}] `) : undefined;
       for await (const text of client.streamLogs(namespace, name, own)) ctx.stdout(prefixer === undefined ? text : prefixer.push(text));
       if (prefixer !== undefined) ctx.stdout(prefixer.flush());
     };
@@ -115,8 +118,26 @@ async function containerNames(client: StatusClient, namespace: string, name: str
   return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].map((c) => c.name);
 }
 
-/** onlyContainer names the container a log without -c comes from, for --prefix. */
-async function onlyContainer(client: StatusClient, namespace: string, name: string): Promise<string> {
-  const containers = (await client.getPod(namespace, name)).spec.containers;
-  return containers.length === 1 ? (containers[0]?.name ?? "") : "";
+/** DEFAULT_CONTAINER_ANNOTATION names a pod's default container (kubectl podcmd.DefaultContainerAnnotationName). */
+export const DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container";
+
+/**
+ * defaultContainer picks the container a log without -c comes from, as kubectl 1.32's
+ * logsForObject does: the annotated default container if the pod has it (else a notice that it
+ * is not found), otherwise the first container, with a "Defaulted container" notice when the pod
+ * has other containers (podcmd.AllContainerNames: containers, then init containers).
+ */
+function defaultContainer(pod: Pod, stderr: (text: string) => void): string {
+  const named = pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION] ?? "";
+  const init = pod.spec.initContainers ?? [];
+  if (named !== "") {
+    if ([...pod.spec.containers, ...init].some((c) => c.name === named)) return named;
+    stderr(`Default container name "${named}" not found in pod ${pod.metadata.name ?? ""}\n`);
+  }
+  const first = pod.spec.containers[0]?.name ?? "";
+  if (pod.spec.containers.length > 1 || init.length > 0) {
+    const all = [...pod.spec.containers.map((c) => c.name), ...init.map((c) => `${c.name} (init)`)];
+    stderr(`Defaulted container "${first}" out of: ${all.join(", ")}\n`);
+  }
+  return first;
 }

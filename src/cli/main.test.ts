@@ -137,9 +137,9 @@ describe("probelet probe (one-shot)", () => {
     assert.equal(run.code, 1, run.stderr);
     const report = JSON.parse(run.stdout) as Record<string, unknown>;
     assert.deepEqual([report["result"], report["cachedResult"], report["output"]], ["unknown", "Failure", ""]);
-    assert.equal(report["error"], 'strconv.Atoi: parsing "abc": invalid syntax');
+    assert.equal(report["error"], 'port "abc" not found');
     assert.deepEqual(report["events"], [
-      { type: "Warning", reason: "Unhealthy", message: 'Readiness probe errored and resulted in unknown state: strconv.Atoi: parsing "abc": invalid syntax' },
+      { type: "Warning", reason: "Unhealthy", message: 'Readiness probe errored and resulted in unknown state: port "abc" not found' },
     ]);
   });
 

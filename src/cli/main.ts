@@ -2,14 +2,14 @@
 // The `probelet` command: a small dispatcher over the subcommands in COMMANDS (probe, run, get,
 // describe, explain, logs, apply, delete, lint), each loaded on first use. Errors never surface as
 // stack traces: usage and validation problems print `error: …` and exit 2, anything else exits 1.
-import { readFile, realpath } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { realpath } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { MAX_INPUT_BYTES } from "../api/bounded-parse.js";
 import { UsageError } from "./args.js";
 import { survivesUncaughtErrors } from "./process-errors.js";
 import type { CommandContext } from "./probe-command.js";
 import { InvalidInputError } from "./probe-spec.js";
+import { probeletVersion } from "../util/package-version.js";
 
 /** CommandRun runs a command with the arguments after its name and resolves with the exit code. */
 export type CommandRun = (argv: readonly string[], ctx: CommandContext) => Promise<number>;
@@ -48,7 +48,8 @@ export const COMMANDS: Readonly<Record<string, Subcommand>> = {
     load: async () => (await import("./kubeconfig-command.js")).runKubeconfigCommand,
   },
   console: { summary: "open the agent's web console (pods, probe timelines) logged in", load: async () => (await import("./console-command.js")).runConsoleCommand },
-  lint: { summary: "warn about risky probe configurations in Pod manifests", load: async () => (await import("./lint-command.js")).runLintCommand },
+  lint: { summary: "warn about risky probe configurations in Pod manifests and workload templates", load: async () => (await import("./lint-command.js")).runLintCommand },
+  version: { summary: "print this probelet's version and the agent's", load: async () => (await import("./version-command.js")).runVersionCommand },
 };
 
 /** MAIN_HELP is the text of `probelet --help`. */
@@ -81,7 +82,7 @@ export async function main(argv: readonly string[], ctx: CommandContext): Promis
     return dispatch(topic, ["--help"], ctx);
   }
   if (first === "--version") {
-    ctx.stdout(`probelet ${await packageVersion()}\n`);
+    ctx.stdout(`probelet ${probeletVersion()}\n`);
     return 0;
   }
   return dispatch(first, rest, ctx);
@@ -114,21 +115,6 @@ export async function runCli(argv: readonly string[], ctx: CommandContext): Prom
     ctx.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-}
-
-/** packageVersion reads the version of the nearest package.json named "probelet" above this file. */
-export async function packageVersion(): Promise<string> {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
-      if (pkg.name === "probelet" && typeof pkg.version === "string") return pkg.version;
-    } catch {
-      // no (readable) package.json here: keep looking upwards
-    }
-    dir = dirname(dir);
-  }
-  return "unknown";
 }
 
 /** processContext wires a CommandContext to this process: streams, and SIGINT/SIGTERM as abort. */

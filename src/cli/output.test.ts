@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { formatReportText, reportJson, reportSucceeded, type ProbeReport } from "./output.js";
-import { syntheticPod, SyntheticPodStatus } from "./probe-spec.js";
+import { syntheticPod, SyntheticPodStatus } from "../prober/synthetic-container.js";
 
 const TIME = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 

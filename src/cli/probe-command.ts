@@ -17,7 +17,8 @@ import {
   formatInitialText, formatReportText, reportJson, reportSucceeded, type ProbeReport, type ReportedEvent, type WatchDetails,
 } from "./output.js";
 import { readInputFile } from "./input-file.js";
-import { CONTAINER_NAME, decodeProbeFile, resolveProbe, syntheticPod, SyntheticPodStatus, type ProbeTarget } from "./probe-spec.js";
+import { decodeProbeFile, resolveProbe, type ProbeTarget } from "./probe-spec.js";
+import { CONTAINER_NAME, syntheticPod, SyntheticPodStatus } from "../prober/synthetic-container.js";
 
 /** CommandContext is the outside world of a CLI command (process streams and signals in main.ts). */
 export interface CommandContext {
@@ -118,7 +119,8 @@ class ProbeWatch {
     const finished = new Promise<number>((resolve) => (this.resolveDone = resolve));
     const onAbort = (): void => this.finish(this.cachedExit());
     this.ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const unsubscribe = this.manager.resultsFor(this.probeType).subscribe((update) => this.onUpdate(update));
+    // The initial value is printed as such (formatInitialText), before the first probe.
+    const unsubscribe = this.manager.resultsFor(this.probeType).subscribe((update) => this.onUpdate(update), { initial: true });
     if (this.ctx.signal.aborted) onAbort();
     else this.manager.addPod(syntheticPod(this.probeType, this.target.probe));
     const code = await finished;

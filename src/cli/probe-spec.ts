@@ -1,17 +1,14 @@
 // From `probelet probe` flags (and an optional -f file) to a defaulted, validated core/v1 Probe
-// plus the "pod IP" the handlers target, and the synthetic pod and running status it is probed in.
+// plus the "pod IP" the handlers target (probed in a synthetic container: synthetic-container.ts).
 // Defaulting comes before validation, as the API server does it (spec §A.2); invalid input becomes
 // an InvalidInputError listing field-path errors.
-import { randomBytes, randomUUID } from "node:crypto";
 import { formatOfFile } from "../api/bounded-parse.js";
 import { decodeProbe } from "../api/decode.js";
 import { defaultProbe } from "../api/defaults.js";
 import { formatFieldErrors } from "../api/field-errors.js";
-import type { Container, HTTPHeader, Pod, PodStatus, Probe } from "../api/types.js";
+import type { HTTPHeader, Probe } from "../api/types.js";
 import { validateProbe } from "../api/validation.js";
 import type { ProbeType } from "../prober/probe-type.js";
-import type { PodStatusProvider } from "../prober/worker.js";
-import type { Clock } from "../util/clock.js";
 import { UsageError, type ProbeFlags } from "./args.js";
 
 /** InvalidInputError is a probe that fails decoding or validation; the CLI exits with code 2. */
@@ -171,66 +168,4 @@ export function parseHeader(value: string): HTTPHeader {
 /** unbracket removes the brackets around an IPv6 literal ("[::1]" → "::1"). */
 export function unbracket(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-}
-
-/** CONTAINER_NAME names the synthetic pod's only container (events say "Container probe failed …"). */
-export const CONTAINER_NAME = "probe";
-
-/** syntheticPod is a one-container pod carrying the probe under test (restartPolicy Always). */
-export function syntheticPod(probeType: ProbeType, probe: Probe): Pod {
-  const container: Container = { name: CONTAINER_NAME };
-  container[`${probeType}Probe` as const] = probe;
-  return { metadata: { name: "probelet-probe", namespace: "default", uid: randomUUID() }, spec: { restartPolicy: "Always", containers: [container] } };
-}
-
-/**
- * SyntheticPodStatus is the running status of the synthetic container: `started` is true except
- * for startup probes (which gate it), and restart() replaces the container instance.
- */
-export class SyntheticPodStatus implements PodStatusProvider {
-  /** The status the worker reads; replaced (not mutated) by restart(). */
-  current: PodStatus;
-  /** The running container instance's ID (`probelet://<12 hex>`). */
-  containerId = "";
-  restartCount = 0;
-
-  constructor(
-    private readonly podIP: string,
-    private readonly probeType: ProbeType,
-    private readonly clock: Clock,
-  ) {
-    this.current = this.build();
-  }
-
-  getPodStatus(): PodStatus {
-    return this.current;
-  }
-
-  /** restart starts a new container instance: a new ID, startedAt now, restartCount + 1. */
-  restart(): { restartCount: number; newContainerId: string } {
-    this.restartCount++;
-    this.current = this.build();
-    return { restartCount: this.restartCount, newContainerId: this.containerId };
-  }
-
-  private build(): PodStatus {
-    this.containerId = `probelet://${randomBytes(6).toString("hex")}`;
-    const startedAt = new Date(this.clock.now()).toISOString();
-    const ip = this.podIP === "" ? [] : [{ ip: this.podIP }];
-    return {
-      phase: "Running",
-      podIP: this.podIP,
-      podIPs: ip,
-      containerStatuses: [
-        {
-          name: CONTAINER_NAME,
-          containerID: this.containerId,
-          state: { running: { startedAt } },
-          ready: false,
-          restartCount: this.restartCount,
-          started: this.probeType !== "startup",
-        },
-      ],
-    };
-  }
 }

@@ -1,7 +1,7 @@
 // `probelet run` as a user runs it: the built CLI with a manifest on stdin.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -13,6 +13,7 @@ metadata: {name: risky}
 spec:
   containers:
   - name: app
+    image: busybox
     command: ["sleep", "30"]
     livenessProbe:
       exec: {command: ["true"]}
@@ -61,4 +62,24 @@ test("run records its status API URL, and its HTTPS URL for kubectl, in the stat
   assert.ok(served, run.stdout);
   assert.equal(recorded, `${served}\n`);
   assert.equal(existsSync(urlFile), false, "the file is gone once the agent stopped");
+});
+
+test("with the live view on, the agent's log lines are lines of the view on stdout, not JSON on stderr between them", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-run-"));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const manifests = join(dir, "manifests");
+  await mkdir(manifests);
+  await writeFile(join(manifests, "bad.yaml"), "apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {containers: [{name: app, image: busybox, bogus: 1}]}\n");
+  let seen = false;
+  const run = await runCli(["run", "--manifests", manifests, "--listen", "127.0.0.1:0", "--state-dir", join(dir, "state")], {
+    onStdout: (soFar, kill) => {
+      if (!seen && /^log {2}error {2}manifests {2}Manifest not applied in full; what it refused keeps running as before {2}file=\S+bad\.yaml errors=\["strict decoding error: unknown field \\"spec\.containers\[0\]\.bogus\\""\]$/m.test(soFar) && /^event {2}Warning {2}ManifestRejected {2}node\/\S+ {2}Manifest /m.test(soFar)) {
+        seen = true;
+        kill("SIGINT");
+      }
+    },
+  });
+  assert.ok(seen, run.stdout);
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stderr, /"msg"/, "no JSON log line on stderr");
 });

@@ -1,34 +1,40 @@
 // `probelet run`: the agent in the foreground. It loads manifests (-f, --manifests DIR), starts the
 // status API, and prints a live view of pod changes and events until SIGINT/SIGTERM (graceful);
 // a second signal kills everything at once.
-import { mkdir, stat } from "node:fs/promises";
-import { homedir, hostname } from "node:os";
+import { stat } from "node:fs/promises";
+import { hostname } from "node:os";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isIP } from "node:net";
 import { Agent } from "../agent/agent.js";
 import { applyManifest, checkManifest, ManifestDirectory } from "../agent/manifest-source.js";
 import { StateDirectoryLock } from "../agent/state-lock.js";
+import { prepareStateDirectory, privateSubdirectory } from "../agent/state-directory.js";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import { defaultSupervisorPath, supervisorAvailable } from "../runtime/process/supervised-process.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { loadOrCreateAgentToken, readTokenFile } from "../server/agent-token.js";
-import { removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
+import { loadOrCreateAgentToken, readServingToken } from "../server/agent-token.js";
+import { agentSocketPath, removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
+import { defaultStateDir } from "./client-credentials.js";
+import { removeStaleSocket } from "../server/unix-socket.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
 import { parseGoDuration } from "./go-duration.js";
-import { startStatusServer, type StatusServer } from "../server/server.js";
+import { SOCKET_SCHEME, startStatusServer, type StatusServer } from "../server/server.js";
+import { ConsoleSessions } from "../console/console-sessions.js";
 import { CriRuntime } from "../runtime/cri/cri-runtime.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { createLogger, type Logger, type LogLevel } from "../util/logger.js";
 import { UsageError } from "./args.js";
+import { CONTAINER_LOG_HELP, CONTAINER_LOG_OPTIONS, containerLogPolicy } from "./container-log-flags.js";
 import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
-import { formatEventLine, formatPodLine } from "./live-view.js";
+import { formatEventLine, formatLogLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
 import { ApiClient } from "../cluster/api-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
+import { ApiServices } from "../cluster/api-services.js";
 import { requestTokensWith } from "../cluster/api-token-requests.js";
 import { ClusterNode, defaultNodeIP, nodeUserAgent } from "../cluster/cluster-node.js";
 import { withNodePodIP } from "../cluster/host-network-runtime.js";
@@ -36,6 +42,9 @@ import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
+import { KUBELET_VERSION } from "../probe/user-agent.js";
+import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
+import { CLIENT_PAIR, loadClientCert, SERVING_PAIR } from "../cluster/tls-bootstrap.js";
 import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
@@ -45,8 +54,9 @@ export const DEFAULT_LISTEN = "127.0.0.1:10255";
 export const RUN_HELP = `Usage:
   probelet run [-f FILE]... [--manifests DIR] [--runtime process [--pod-cidr CIDR]|cri [--cri-socket PATH]] [--listen HOST:PORT]
                [--state-dir DIR] [--token-file FILE] [--tls-cert-file FILE --tls-private-key-file FILE]
-               [--leave-running] [--probe-history-window DURATION]
-               [--kubeconfig FILE [--node-name NAME] [--node-ip IP] [--kubelet-port PORT] [--client-ca-file FILE]]
+               [--leave-running] [--probe-history-window DURATION] [--container-log-max-size QUANTITY] [--container-log-max-files N]
+               [--kubeconfig FILE [--bootstrap-kubeconfig FILE] [--node-name NAME] [--node-ip IP] [--kubelet-port PORT]
+                [--client-ca-file FILE]]
 
 Runs the agent in the foreground: starts the pods of every manifest, probes and restarts them as
 the kubelet does, serves the status API, and prints pod changes and events as they happen.
@@ -67,22 +77,35 @@ Flags:
       --secure-listen ADDR
                          beside a loopback --listen, the same API over HTTPS, for kubectl (default: the
                          same host, a free port; recorded for probelet kubeconfig)
-      --state-dir DIR    container logs and agent state (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
-                         one agent per state directory (a second one exits, naming the first one's PID)
+      --state-dir DIR    container logs, agent state, the token and the socket agent.sock where client
+                         commands find the agent (default $PROBELET_STATE_DIR or ~/.local/state/probelet);
+                         yours alone (refused if another user owns it or could write to it); one agent
+                         per state directory (a second one exits, naming the first one's PID)
       --token-file FILE  the token every request but /healthz needs (default: the state directory's
-                         agent-token, made at first start, mode 0600; the CLI finds it there)
+                         agent-token, made at first start, mode 0600; the CLI finds it there); at least
+                         32 characters, in a file only you can read
       --tls-cert-file FILE, --tls-private-key-file FILE
                          the serving certificate off loopback (default: a self-signed one made at first
                          start in the state directory's pki/; its SHA-256 fingerprint is printed)
       --probe-history-window DURATION
                          how long each probe's history is kept, in memory (bounded) and in the state
                          directory, for the console and describe/explain (default 24h; 1m to 168h)
-      --log-level LEVEL  agent log level on stderr: debug, info, warn, error (default warn)
+${CONTAINER_LOG_HELP}      --log-level LEVEL  agent log level: debug, info, warn, error (default warn); log lines are part of
+                         the live view (\`log  warn  …\`), with -q JSON lines on stderr
   -q, --quiet            no live view
 
 Cluster mode (docs/cluster.md):
       --kubeconfig FILE  join the cluster of this kubeconfig as a node: register the Node, renew its
                          Lease, run the pods the scheduler binds to it and report their status
+      --bootstrap-kubeconfig FILE
+                         when --kubeconfig is missing or its client certificate expired, get a node
+                         certificate with this kubeconfig's bootstrap token (a CSR the cluster
+                         approves), keep it beside --kubeconfig and write --kubeconfig to use it; the
+                         certificate is rotated before it expires
+      --rotate-server-certificates
+                         request the daemon endpoint's certificate from the cluster
+                         (kubernetes.io/kubelet-serving CSRs, which someone must approve) and rotate it;
+                         the endpoint listens once the first one is issued
       --node-name NAME   the Node's name (default: the host name)
       --node-ip IP       the Node's InternalIP, where the API server reaches the daemon endpoint
                          (default: the first non-loopback IPv4 address)
@@ -118,11 +141,14 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
-  const stateDir = resolve(values["state-dir"] ?? process.env["PROBELET_STATE_DIR"] ?? join(homedir(), ".local", "state", "probelet"));
-  const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
+  const givenStateDir = values["state-dir"] !== undefined ? resolve(values["state-dir"]) : defaultStateDir();
+  podCidrFlag(values["pod-cidr"], runtimeName, givenStateDir);
   const level = parseLevel(values["log-level"] ?? "warn");
   const probeHistoryWindowMs = parseHistoryWindow(values["probe-history-window"]);
-  const logger = createLogger({ level });
+  const containerLogs = containerLogPolicy(values);
+  // With the live view on, the agent's log lines are lines of the view (stdout), not JSON on stderr
+  // between its lines; with -q they are JSON lines on stderr, for a collector.
+  const logger = values.quiet ? createLogger({ level }) : createLogger({ level, write: ctx.stdout, format: formatLogLine });
   const clock = ctx.clock ?? systemClock;
 
   const manifests: { name: string; text: string }[] = [];
@@ -146,41 +172,56 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     return 2;
   }
   if (values.manifests !== undefined) await requireDirectory(values.manifests);
-  const cluster = await clusterSettings(values);
+  const cluster = await clusterSettings(values, clock, logger, ctx.signal);
 
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The state directory is its owner's (state-directory.ts): refused, untouched, when it is not.
+  const stateDir = await prepareStateDirectory(givenStateDir);
+  const podCidr = podCidrFlag(values["pod-cidr"], runtimeName, stateDir);
   const lock = await StateDirectoryLock.acquire(stateDir);
   // In cluster mode the pods' ConfigMaps and Secrets come from the API server, read with the
   // node's credentials as the kubelet's watch-based managers read them.
-  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(PROBELET_KUBELET_VERSION) });
+  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
+  // The cluster's services give the containers their service variables, as the kubelet's informer does.
+  const services = configClient === undefined ? undefined : new ApiServices({ client: configClient, clock, logger: logger.child("cluster").child("services") });
+  services?.start();
   // And their service-account tokens come from TokenRequests, as the kubelet's token manager gets them.
   const serviceAccountTokens = configClient === undefined ? undefined : new ServiceAccountTokens({ request: requestTokensWith(configClient), clock, logger: logger.child("cluster").child("tokens") });
   try {
     const credentials = await serverCredentials(values, stateDir, listenHost);
+    // Container logs and termination-message files live here; nobody else may even look in.
+    await privateSubdirectory(join(stateDir, "pods"));
     surviveUncaughtErrors();
     const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, podCidr, clock, logger);
     const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
     const agent = new Agent({
       runtime, stateDir, clock, logger: logger.child("agent"),
       ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
+      containerLogs,
       ...(cluster !== undefined ? { nodeName: cluster.nodeName, hostIP: cluster.nodeIP } : {}),
       ...(configObjects !== undefined ? { configObjects } : {}),
       ...(serviceAccountTokens !== undefined ? { serviceAccountTokens } : {}),
+      ...(services !== undefined ? { services } : {}),
     });
+    // One agent, one set of console sessions, whichever of its listeners a browser or the CLI uses.
+    const consoleSessions = new ConsoleSessions(clock);
     let markReady = (): void => undefined;
     const ready = new Promise<void>((r) => (markReady = r));
     let server;
     try {
-      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server") });
+      server = await startStatusServer(agent, { listen, ...credentials.server, ready, logger: logger.child("server"), consoleSessions });
     } catch (err) {
       await runtime.close();
       throw new UsageError(`cannot serve the status API on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
     }
     let secure;
+    let socket;
     try {
-      secure = credentials.server.tls === undefined ? await startSecureListener(values, stateDir, listenHost, { api: agent, token: credentials.server.token, ready, logger }) : undefined;
+      const serve = { api: agent, token: credentials.server.token, ready, logger, consoleSessions };
+      secure = credentials.server.tls === undefined ? await startSecureListener(values, stateDir, listenHost, serve) : undefined;
+      socket = await startSocketListener(stateDir, { ...serve, consoleUrl: server.url });
     } catch (err) {
+      await secure?.server.close();
       await server.close();
       await runtime.close();
       throw err;
@@ -188,9 +229,10 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, manifests, markReady, clock, logger, stateDir, fingerprint, cluster });
+    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
   } finally {
     await configObjects?.close();
+    await services?.close();
     configClient?.close();
     await removeAgentUrl(stateDir);
     await lock.release();
@@ -206,6 +248,8 @@ interface RunningAgent {
   server: StatusServer;
   /** The same API over HTTPS beside a loopback HTTP server (for kubectl), when a certificate could be had. */
   secure: StatusServer | undefined;
+  /** The same API on the state directory's Unix socket, for the owner's CLI. */
+  socket: StatusServer;
   manifests: { name: string; text: string }[];
   markReady: () => void;
   clock: Clock;
@@ -213,6 +257,8 @@ interface RunningAgent {
   stateDir: string;
   fingerprint: string | undefined;
   cluster: ClusterSettings | undefined;
+  /** The client the pods' ConfigMaps, Secrets and tokens are read with (cluster mode). */
+  configClient: ApiClient | undefined;
 }
 
 /** ClusterSettings are the checked cluster-mode flags. */
@@ -222,12 +268,18 @@ interface ClusterSettings {
   nodeIP: string;
   kubeletPort: number;
   clientCa: Buffer | undefined;
+  /** The client certificate of a TLS bootstrap, rotated from then on (--bootstrap-kubeconfig). */
+  clientCertificates?: CertificateStore;
 }
 
-/** clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without --kubeconfig). */
-async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]): Promise<ClusterSettings | undefined> {
+/**
+ * clusterSettings checks the cluster-mode flags and reads the kubeconfig (undefined without
+ * --kubeconfig); with --bootstrap-kubeconfig it first makes sure the kubeconfig has a valid node
+ * client certificate, bootstrapping one as the kubelet does (tls-bootstrap.ts).
+ */
+async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"], clock: Clock, logger: Logger, signal: AbortSignal | undefined): Promise<ClusterSettings | undefined> {
   if (values.kubeconfig === undefined) {
-    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file"] as const) {
+    for (const flag of ["node-name", "node-ip", "kubelet-port", "client-ca-file", "bootstrap-kubeconfig", "rotate-server-certificates"] as const) {
       if (values[flag] !== undefined) throw new UsageError(`--${flag} needs --kubeconfig`);
     }
     return undefined;
@@ -240,13 +292,21 @@ async function clusterSettings(values: ReturnType<typeof parseRunArgs>["values"]
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError(`--kubelet-port: Invalid value: "${values["kubelet-port"] ?? ""}": must be between 1 and 65535, inclusive`);
   const nodeIP = values["node-ip"] ?? defaultNodeIP();
   if (isIP(nodeIP) === 0) throw new UsageError(`--node-ip: Invalid value: "${nodeIP}": must be an IP address`);
+  if (values["rotate-server-certificates"] && values["client-ca-file"] === undefined) throw new UsageError("--rotate-server-certificates needs --client-ca-file: without it the daemon endpoint is not served");
+  if (values["rotate-server-certificates"] && values["tls-cert-file"] !== undefined) throw new UsageError("--rotate-server-certificates and --tls-cert-file exclude each other: the serving certificate comes from the cluster or from the file");
+  const bootstrapKubeconfig = values["bootstrap-kubeconfig"];
+  if (bootstrapKubeconfig !== undefined) {
+    // A failed bootstrap is not a usage error: the kubelet exits with it, and so does the agent.
+    await loadClientCert({ kubeconfig: values.kubeconfig, bootstrapKubeconfig, nodeName, clock, logger: logger.child("bootstrap"), userAgent: nodeUserAgent(KUBELET_VERSION), ...(signal ? { signal } : {}) });
+  }
   try {
     const credentials = await loadKubeconfig(values.kubeconfig);
     const caFile = values["client-ca-file"];
     const clientCa = caFile === undefined ? undefined : Buffer.from(await readFile(caFile).catch((err: unknown) => {
       throw new Error(`--client-ca-file ${caFile}: ${err instanceof Error ? err.message : String(err)}`);
     }));
-    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa };
+    const clientCertificates = bootstrapKubeconfig === undefined ? undefined : new CertificateStore(dirname(values.kubeconfig), CLIENT_PAIR);
+    return { credentials, nodeName, nodeIP, kubeletPort: port, clientCa, ...(clientCertificates ? { clientCertificates } : {}) };
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
@@ -294,6 +354,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
     await agent.detach();
     await server.close();
     await run.secure?.close();
+    await run.socket.close();
     await runtime.close();
     ctx.stdout("probelet: stopped; containers left running for the next agent\n");
     return 0;
@@ -303,6 +364,7 @@ async function runAgent(run: RunningAgent): Promise<number> {
   for (const off of unsubscribe) off();
   await server.close();
   await run.secure?.close();
+  await run.socket.close();
   await runtime.close();
   ctx.stdout("probelet: stopped\n");
   return 0;
@@ -329,12 +391,14 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
       hostname: cluster.nodeName,
       kubeletPort: cluster.kubeletPort,
       containerRuntimeVersion: version,
-      kubeletVersion: PROBELET_KUBELET_VERSION,
+      kubeletVersion: KUBELET_VERSION,
       stateDir: run.stateDir,
       taints: runtime.type === "process" ? [PROCESS_RUNTIME_TAINT] : [],
     },
     agent,
     ...(server !== undefined ? { server } : {}),
+    ...(cluster.clientCertificates !== undefined ? { clientCertificates: { store: cluster.clientCertificates, rotated: (cert: StoredCertificate) => run.configClient?.useClientCertificate(cert.cert, cert.key) } } : {}),
+    ...(run.values["rotate-server-certificates"] ? { servingCertificates: new CertificateStore(join(run.stateDir, "pki"), SERVING_PAIR) } : {}),
     clock,
     logger: logger.child("cluster"),
   });
@@ -346,9 +410,6 @@ async function startClusterNode(run: RunningAgent, cluster: ClusterSettings): Pr
   }
   return node;
 }
-
-/** PROBELET_KUBELET_VERSION is the version the Node reports (nodeInfo.kubeletVersion). */
-const PROBELET_KUBELET_VERSION = "v0.1.0-probelet";
 
 /** requireDirectory fails with kubectl's wording when the manifest directory is not there. */
 async function requireDirectory(dir: string): Promise<void> {
@@ -364,7 +425,7 @@ async function requireDirectory(dir: string): Promise<void> {
  */
 async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values"], stateDir: string, host: string): Promise<{ server: { token: string; tls?: { cert: Buffer; key: Buffer } }; fingerprint: string | undefined }> {
   try {
-    const token = values["token-file"] !== undefined ? await readTokenFile(values["token-file"]) : await loadOrCreateAgentToken(stateDir);
+    const token = values["token-file"] !== undefined ? await readServingToken(values["token-file"]) : await loadOrCreateAgentToken(stateDir);
     if (isLoopbackHost(host)) return { server: { token }, fingerprint: undefined };
     const certFile = values["tls-cert-file"];
     const keyFile = values["tls-private-key-file"];
@@ -373,6 +434,15 @@ async function serverCredentials(values: ReturnType<typeof parseRunArgs>["values
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** ListenerSettings are what the agent's second and third listeners share with the first. */
+interface ListenerSettings {
+  api: Agent;
+  token: string;
+  ready: Promise<void>;
+  logger: Logger;
+  consoleSessions: ConsoleSessions;
 }
 
 /**
@@ -386,7 +456,7 @@ async function startSecureListener(
   values: ReturnType<typeof parseRunArgs>["values"],
   stateDir: string,
   host: string,
-  serve: { api: Agent; token: string; ready: Promise<void>; logger: Logger },
+  serve: ListenerSettings,
 ): Promise<{ server: StatusServer; fingerprint: string } | undefined> {
   const listen = values["secure-listen"] ?? `${host.includes(":") ? `[${host}]` : host}:0`;
   let cert;
@@ -399,10 +469,25 @@ async function startSecureListener(
     return undefined;
   }
   try {
-    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server") });
+    const server = await startStatusServer(serve.api, { listen, token: serve.token, tls: { cert: cert.cert, key: cert.key }, ready: serve.ready, logger: serve.logger.child("server"), consoleSessions: serve.consoleSessions });
     return { server, fingerprint: cert.fingerprint256 };
   } catch (err) {
     throw new UsageError(`cannot serve the status API over HTTPS on ${listen}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * startSocketListener serves the API on `<state-dir>/agent.sock` for the owner's CLI, which
+ * reaches its agent there without trusting any TCP port (client-credentials.ts). What a killed
+ * agent left at that name is removed first: this agent holds the state directory's lock.
+ */
+async function startSocketListener(stateDir: string, serve: ListenerSettings & { consoleUrl: string }): Promise<StatusServer> {
+  const path = agentSocketPath(stateDir);
+  try {
+    removeStaleSocket(path);
+    return await startStatusServer(serve.api, { listen: `${SOCKET_SCHEME}${path}`, token: serve.token, ready: serve.ready, logger: serve.logger.child("server"), consoleUrl: serve.consoleUrl, consoleSessions: serve.consoleSessions });
+  } catch (err) {
+    throw new UsageError(`cannot serve the API on the socket ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -425,12 +510,15 @@ function parseRunArgs(argv: readonly string[]) {
         "tls-private-key-file": { type: "string" },
         "state-dir": { type: "string" },
         kubeconfig: { type: "string" },
+        "bootstrap-kubeconfig": { type: "string" },
+        "rotate-server-certificates": { type: "boolean" },
         "node-name": { type: "string" },
         "node-ip": { type: "string" },
         "kubelet-port": { type: "string" },
         "client-ca-file": { type: "string" },
         "log-level": { type: "string" },
         "probe-history-window": { type: "string" },
+        ...CONTAINER_LOG_OPTIONS,
         quiet: { type: "boolean", short: "q" },
         help: { type: "boolean", short: "h" },
       },

@@ -1,7 +1,8 @@
 // probelet run on the process runtime as root with the CNI plugins: every pod gets its own network
 // namespace on the agent's bridge, so two pods listen on the same port, httpGet readiness probes
-// reach each at its own pod IP, kill -9 and a restart keep the IPs and readiness, and a graceful
-// stop releases every namespace and IP.
+// reach each at its own pod IP, kill -9 and a restart keep the IPs, the containers and readiness
+// (a watch of the restarted agent sees no Ready other than True: issue 23.4), and a graceful stop
+// releases every namespace and IP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -32,12 +33,44 @@ async function skipReason(): Promise<string | false> {
 }
 const skip = await skipReason();
 
+/**
+ * watchPods connects a watch of the default namespace's pods to an agent as soon as it answers
+ * (from resourceVersion 0: the pods as they are, then every change) and returns every pod it
+ * delivered within `ms`.
+ */
+async function watchPods(api: string, stateDir: string, ms: number): Promise<Pod[]> {
+  const token = readFileSync(join(stateDir, "agent-token"), "utf8").trim();
+  const pods: Pod[] = [];
+  const stop = AbortSignal.timeout(ms);
+  while (!stop.aborted) {
+    const res = await fetch(`${api}/api/v1/namespaces/default/pods?watch=1&resourceVersion=0`, { headers: { Authorization: `Bearer ${token}` }, signal: stop }).catch(() => undefined);
+    if (!res?.ok || !res.body) {
+      await sleep(20);
+      continue;
+    }
+    let buffer = "";
+    try {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        buffer += Buffer.from(chunk).toString("utf8");
+        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+          pods.push((JSON.parse(buffer.slice(0, nl)) as { object: Pod }).object);
+          buffer = buffer.slice(nl + 1);
+        }
+      }
+    } catch {
+      // The time is up.
+    }
+    break;
+  }
+  return pods;
+}
+
 const podReady = (pod: Pod | undefined): boolean => pod?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 
 function webPod(name: string): string {
   const server = `require("http").createServer((q, r) => r.end("${name}")).listen(8080)`;
   return [
-    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: web`,
+    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  terminationGracePeriodSeconds: 1\n  containers:\n    - name: web\n      image: busybox`,
     `      command: ${JSON.stringify([process.execPath, "-e", server])}`,
     "      readinessProbe: { httpGet: { port: 8080 }, periodSeconds: 1 }",
   ].join("\n");
@@ -87,18 +120,17 @@ test(
     assert.notEqual(ips[0], ips[1]);
     assert.deepEqual(alpha.status?.podIPs, [{ ip: ips[0] }]);
 
+    const ids = [alpha, beta].map((p) => p.status?.containerStatuses?.[0]?.containerID ?? "");
     first.kill("SIGKILL");
     await exited(first);
     start();
+    // A watch of the restarted agent sees every status it publishes (a poll could miss a flap).
     const seen = new Set<string>();
-    for (let i = 0; i < 40; i++) {
-      for (const name of ["alpha", "beta"]) {
-        const got = await pod(name).catch(() => undefined);
-        if (got) seen.add(`${name} ${got.status?.podIP ?? ""} ready=${podReady(got)}`);
-      }
-      await sleep(100);
+    for (const got of await watchPods(api, stateDir, 5000)) {
+      const c = got.status?.containerStatuses?.[0];
+      seen.add(`${got.metadata.name ?? ""} ${got.status?.podIP ?? ""} ready=${podReady(got)} ${c?.containerID ?? ""} restarts=${c?.restartCount ?? 0}`);
     }
-    assert.deepEqual([...seen].sort(), [`alpha ${ips[0]} ready=true`, `beta ${ips[1]} ready=true`], "the restarted agent kept both IPs and never reported them not Ready");
+    assert.deepEqual([...seen].sort(), [`alpha ${ips[0]} ready=true ${ids[0]} restarts=0`, `beta ${ips[1]} ready=true ${ids[1]} restarts=0`], "the restarted agent kept both IPs and containers and never reported them not Ready");
 
     const second = children[1]!;
     second.kill("SIGTERM");

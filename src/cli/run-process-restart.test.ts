@@ -103,11 +103,11 @@ test(
     await writeFile(
       manifest,
       [
-        "apiVersion: v1\nkind: Pod\nmetadata: { name: web }\nspec:\n  containers:\n    - name: server",
+        "apiVersion: v1\nkind: Pod\nmetadata: { name: web }\nspec:\n  containers:\n    - name: server\n      image: busybox",
         `      command: ["sh", "-c", "if [ -e ${flag} ]; then echo server instance 2; exec sleep ${marker}; fi; touch ${flag}; echo server instance 1; exit 1"]`,
         "      readinessProbe: { exec: { command: [\"true\"] }, periodSeconds: 1 }",
         "---",
-        "apiVersion: v1\nkind: Pod\nmetadata: { name: job }\nspec:\n  containers:\n    - name: worker",
+        "apiVersion: v1\nkind: Pod\nmetadata: { name: job }\nspec:\n  containers:\n    - name: worker\n      image: busybox",
         `      command: ${JSON.stringify(workerArgv)}`,
         "",
       ].join("\n"),
@@ -186,7 +186,7 @@ test("probelet run without the supervisor helper: the next agent reaps what a ki
   const manifest = join(dir, "pod.yaml");
   await writeFile(
     manifest,
-    `apiVersion: v1\nkind: Pod\nmetadata: { name: flaky }\nspec:\n  containers:\n    - name: app\n      command: ["sh", "-c", "if [ -e ${flag} ]; then echo again; exec sleep ${marker}; fi; touch ${flag}; echo first; exit 2"]\n`,
+    `apiVersion: v1\nkind: Pod\nmetadata: { name: flaky }\nspec:\n  containers:\n    - name: app\n      image: busybox\n      command: ["sh", "-c", "if [ -e ${flag} ]; then echo again; exec sleep ${marker}; fi; touch ${flag}; echo first; exit 2"]\n`,
   );
   const agents = new Agents(manifest, join(dir, "state"), `http://127.0.0.1:${await freePort()}`, { ...process.env, PROBELET_SUPERVISOR: join(dir, "no-supervisor") });
   t.after(async () => {
@@ -225,7 +225,7 @@ test("probelet run --leave-running on the process runtime: a stopped agent leave
   const marker = String(9000 + (process.pid % 1000));
   const argv = ["sleep", marker];
   const manifest = join(dir, "pod.yaml");
-  await writeFile(manifest, `apiVersion: v1\nkind: Pod\nmetadata: { name: stay }\nspec:\n  containers:\n    - name: s\n      command: ["sleep", "${marker}"]\n`);
+  await writeFile(manifest, `apiVersion: v1\nkind: Pod\nmetadata: { name: stay }\nspec:\n  containers:\n    - name: s\n      image: busybox\n      command: ["sleep", "${marker}"]\n`);
   const stateDir = join(dir, "state");
   const api = `http://127.0.0.1:${await freePort()}`;
   const agents = new Agents(manifest, stateDir, api);
@@ -257,7 +257,7 @@ test("probelet run --leave-running on the process runtime: a stopped agent leave
 test("probelet run --leave-running refuses the process runtime when the supervisor helper is missing, before anything starts", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), "probelet-pleave-refused-"));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, "pod.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec:\n  containers:\n    - name: s\n      command: ["sleep", "1"]\n`);
+  await writeFile(join(dir, "pod.yaml"), `apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec:\n  containers:\n    - name: s\n      image: busybox\n      command: ["sleep", "1"]\n`);
   const child = spawn(process.execPath, [cli, "run", "-f", join(dir, "pod.yaml"), "--state-dir", join(dir, "state"), "-q", "--leave-running"], {
     stdio: ["ignore", "ignore", "pipe"],
     env: { ...process.env, PROBELET_SUPERVISOR: join(dir, "none") },

@@ -28,6 +28,7 @@ spec:
   terminationGracePeriodSeconds: 1
   containers:
   - name: app
+    image: busybox
     command: ["sleep", "300"]
 `;
 
@@ -127,7 +128,7 @@ test("the owner's CLI needs no token flag; a local non-owner gets 401 for everyt
   const agent = await startAgent(t, ["-f", join(dir, "pod.yaml"), "--listen", "127.0.0.1:0", "--state-dir", state]);
   await runningPod(agent.url, state, "secret-env");
 
-  const owner = await runToExit(["get", "pods", "--server", agent.url], { ...process.env, PROBELET_STATE_DIR: state });
+  const owner = await runToExit(["get", "pods"], { ...process.env, PROBELET_STATE_DIR: state });
   assert.equal(owner.code, 0, owner.stderr);
   assert.match(owner.stdout, /^secret-env\s+1\/1\s+Running/m);
 
@@ -136,7 +137,7 @@ test("the owner's CLI needs no token flag; a local non-owner gets 401 for everyt
     const fs = require("node:fs");
     const out = { tokenReadable: true };
     try { fs.readFileSync(process.argv[2]); } catch (e) { out.tokenReadable = e.code; }
-    const body = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "takeover" }, spec: { containers: [{ name: "c", command: ["id"] }] } });
+    const body = JSON.stringify({ apiVersion: "v1", kind: "Pod", metadata: { name: "takeover" }, spec: { containers: [{ name: "c", image: "busybox", command: ["id"] }] } });
     const asks = [["GET", "/healthz"], ["GET", "/api/v1/pods"], ["GET", "/api/v1/namespaces/default/pods/secret-env"], ["GET", "/api/v1/namespaces/default/pods/secret-env/log"],
       ["POST", "/api/v1/namespaces/default/pods", body], ["DELETE", "/api/v1/namespaces/default/pods/secret-env"], ["GET", "/metrics"], ["GET", "/api/v1/events"]];
     (async () => {

@@ -71,19 +71,23 @@ export interface ApiClientOptions {
 
 /** ApiClient talks to one API server with one identity. */
 export class ApiClient {
-  private readonly agent: HttpsAgent;
+  private agent: HttpsAgent;
   private readonly log: Logger;
 
   constructor(private readonly options: ApiClientOptions) {
-    const c = options.credentials;
-    this.agent = new HttpsAgent({
-      keepAlive: true,
-      maxSockets: 16,
-      ...(c.ca !== undefined ? { ca: c.ca } : {}),
-      ...(c.clientCert !== undefined ? { cert: c.clientCert, key: c.clientKey } : {}),
-      rejectUnauthorized: !c.insecureSkipTlsVerify,
-    });
+    this.agent = newAgent(options.credentials);
     this.log = (options.logger ?? silentLogger).child("apiclient");
+  }
+
+  /**
+   * useClientCertificate switches to a new client certificate (a rotated one): new connections
+   * present it, and every open connection is closed, as the kubelet closes its connections when
+   * its certificate rotates (watches are opened again by their reflectors).
+   */
+  useClientCertificate(cert: Buffer, key: Buffer): void {
+    const old = this.agent;
+    this.agent = newAgent({ ...this.options.credentials, clientCert: cert, clientKey: key });
+    old.destroy();
   }
 
   /** server is the API server's URL. */
@@ -197,6 +201,17 @@ export class ApiClient {
       req.end(body);
     });
   }
+}
+
+/** newAgent is the connection pool of one identity. */
+function newAgent(c: ClusterCredentials): HttpsAgent {
+  return new HttpsAgent({
+    keepAlive: true,
+    maxSockets: 16,
+    ...(c.ca !== undefined ? { ca: c.ca } : {}),
+    ...(c.clientCert !== undefined ? { cert: c.clientCert, key: c.clientKey } : {}),
+    rejectUnauthorized: !c.insecureSkipTlsVerify,
+  });
 }
 
 /** goMethod spells an HTTP method as Go's url.Error does ("Get", "Patch"). */

@@ -46,7 +46,7 @@ test("a watch answered 410 Gone relists, and pods missing from the new list are 
   assert.match(paths[3]!, /resourceVersion=40$/);
 });
 
-test("a pod the API server starts deleting is emitted as DELETE with its grace period; a status-only change is not emitted", async () => {
+test("a pod the API server starts deleting is emitted as DELETE with its grace period; a status-only change as RECONCILE", async () => {
   const events: string[] = [];
   const base = pod("a", "uid-a", "5");
   const server = await FakeApiServer.start((r) => {
@@ -64,12 +64,12 @@ test("a pod the API server starts deleting is emitted as DELETE with its grace p
   const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => events.push(`${u.op} ${u.pods[0]?.metadata.deletionGracePeriodSeconds ?? "-"}`) });
   const stop = new AbortController();
   const running = source.run(stop.signal);
-  await waitUntil("two pod updates", () => events.length >= 2);
+  await waitUntil("three pod updates", () => events.length >= 3);
   stop.abort();
   server.close().catch(() => undefined);
   servers.pop();
   await running;
-  assert.deepEqual(events, ["ADD -", "DELETE 30"]);
+  assert.deepEqual(events, ["ADD -", "RECONCILE -", "DELETE 30"]);
 });
 
 test("a failing list emits nothing (running pods stay) and is retried after the reflector's back-off", async () => {

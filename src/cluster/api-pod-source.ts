@@ -79,7 +79,7 @@ export class ApiPodSource {
     this.options.listener({ op: "REMOVE", source: API_SOURCE, pods: [pod] });
   }
 
-  /** apply stores a pod and emits ADD, DELETE (deletion began) or UPDATE (spec or metadata changed). */
+  /** apply stores a pod and emits ADD, DELETE (deletion began), UPDATE (spec or metadata changed) or RECONCILE (status changed). */
   private apply(pod: Pod): void {
     const uid = pod.metadata.uid ?? "";
     const old = this.pods.get(uid);
@@ -94,9 +94,13 @@ export class ApiPodSource {
       this.options.listener({ op: "DELETE", source: API_SOURCE, pods: [pod] });
       return;
     }
-    // kubelet config checkAndUpdatePod: only spec, labels, annotations and deletion matter; status changes are the kubelet's own.
+    // kubelet config checkAndUpdatePod: a change of spec, labels or annotations is an UPDATE; a
+    // change of the status alone a RECONCILE (the consumer takes the conditions others own, such
+    // as a readiness gate's, from it).
     if (JSON.stringify(old.spec) !== JSON.stringify(pod.spec) || JSON.stringify(old.metadata.labels) !== JSON.stringify(pod.metadata.labels) || JSON.stringify(old.metadata.annotations) !== JSON.stringify(pod.metadata.annotations)) {
       this.options.listener({ op: "UPDATE", source: API_SOURCE, pods: [pod] });
+    } else if (JSON.stringify(old.status) !== JSON.stringify(pod.status)) {
+      this.options.listener({ op: "RECONCILE", source: API_SOURCE, pods: [pod] });
     }
   }
 }

@@ -14,11 +14,15 @@ import { ApiStatusSync } from "./api-status-sync.js";
 import { StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
+import { CertificateRotation, clientTemplate, servingTemplate } from "./certificate-rotation.js";
+import type { CertificateStore, StoredCertificate } from "./certificate-store.js";
+import { KubeletAuth } from "./kubelet-auth.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
 import { MirrorPods } from "./mirror-pods.js";
 import { NodeLease } from "./node-lease.js";
 import { goArch, type NodeIdentity } from "./node-object.js";
 import { NodeStatusReporter } from "./node-status-reporter.js";
+import { MachineStats } from "./node-stats.js";
 
 /** ClusterNodeOptions configure a ClusterNode. */
 export interface ClusterNodeOptions {
@@ -27,6 +31,17 @@ export interface ClusterNodeOptions {
   agent: AgentApi & { runtimeErrors(): string[]; events: EventRecorder };
   /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
   server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
+  /**
+   * The node's client certificate from a TLS bootstrap: rotated before it expires
+   * (certificate-rotation.ts), the node's API clients switching to each new one.
+   */
+  clientCertificates?: { store: CertificateStore; rotated: (cert: StoredCertificate) => void };
+  /**
+   * The daemon endpoint's certificate from kubernetes.io/kubelet-serving CSRs (the kubelet's
+   * serverTLSBootstrap), kept in this store and rotated; the endpoint listens once the first one
+   * is issued. Without it the endpoint serves `server.cert`.
+   */
+  servingCertificates?: CertificateStore;
   clock: Clock;
   logger: Logger;
 }
@@ -63,15 +78,41 @@ export class ClusterNode {
 
   /**
    * start serves the daemon endpoint, then registers the node in the background and runs the
-   * lease, node status, pod source and status sync. Resolves once the endpoint listens.
+   * lease, node status, pod source and status sync. Resolves once the endpoint listens (with
+   * serving CSRs and no valid certificate yet, it listens once the first one is issued).
    */
   async start(): Promise<void> {
-    const { server, identity, agent, logger } = this.options;
-    if (server !== undefined) {
-      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert: server.cert, key: server.key, clientCa: server.clientCa, logger: logger.child("kubelet-server") });
-    }
+    const { server, identity, agent, clock, logger } = this.options;
     const signal = this.stop.signal;
+    const serving = this.options.servingCertificates;
+    const issued = serving === undefined ? undefined : await serving.current();
+    const serve = async (cert: Buffer, key: Buffer): Promise<void> => {
+      if (server === undefined) return;
+      const auth = new KubeletAuth({ client: this.client, nodeName: identity.name, clock, logger: logger.child("kubelet-auth") });
+      const machine = new MachineStats(identity.stateDir, clock);
+      this.server = await startKubeletServer({ agent, host: server.host, port: identity.kubeletPort, cert, key, clientCa: server.clientCa, auth, machine, logger: logger.child("kubelet-server") });
+    };
+    if (serving === undefined && server !== undefined) await serve(server.cert, server.key);
+    else if (issued !== undefined && issued.notAfter > clock.now()) await serve(issued.cert, issued.key);
     this.loops.push(this.pods.run(signal), this.statusSync.run(signal));
+    const certificates = this.options.clientCertificates;
+    if (certificates !== undefined) {
+      const rotated = (cert: StoredCertificate): void => {
+        this.client.useClientCertificate(cert.cert, cert.key);
+        certificates.rotated(cert);
+      };
+      const rotation = new CertificateRotation({ store: certificates.store, template: clientTemplate(identity.name), client: this.client, rotated, clock, logger: logger.child("certificates") });
+      this.loops.push(rotation.run(signal));
+    }
+    if (serving !== undefined) {
+      // kubelet.go NewKubeletServerCertificateManager: the node's host name and IP in the SANs.
+      const template = servingTemplate(identity.name, [identity.hostname], [identity.internalIP]);
+      const rotated = (cert: StoredCertificate): void => {
+        if (this.server !== undefined) this.server.useServingCertificate(cert.cert, cert.key);
+        else serve(cert.cert, cert.key).catch((err: unknown) => logger.error("Cannot serve the daemon endpoint", { err: err instanceof Error ? err.message : String(err) }));
+      };
+      this.loops.push(new CertificateRotation({ store: serving, template, client: this.client, rotated, clock, logger: logger.child("serving-certificates") }).run(signal));
+    }
     this.loops.push(
       (async () => {
         const node = await this.status.register(signal);

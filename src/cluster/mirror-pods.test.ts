@@ -5,7 +5,8 @@ import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, waitUntil } from "../../test/cluster/fake-apiserver.js";
 import { ApiClient } from "./api-client.js";
-import { MIRROR_ANNOTATION, MirrorPods } from "./mirror-pods.js";
+import { ANNOTATION_CONFIG_MIRROR as MIRROR_ANNOTATION } from "../api/mirror-pod.js";
+import { MirrorPods } from "./mirror-pods.js";
 
 const servers: FakeApiServer[] = [];
 after(async () => {
@@ -14,17 +15,21 @@ after(async () => {
 
 const staticPod: Pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "web", namespace: "default", uid: "hash-2" }, spec: { containers: [{ name: "app", image: "busybox" }] }, status: { phase: "Running" } };
 
-test("a mirror of another version of the static pod is deleted and made again, owned by the Node, and gets the static pod's status", async () => {
-  let existing: Pod | undefined = { ...staticPod, metadata: { name: "web", namespace: "default", uid: "mirror-old", annotations: { [MIRROR_ANNOTATION]: "hash-1" } } };
+/**
+ * mirrorApiServer serves one pod slot as the API server keeps it (POST: AlreadyExists when taken,
+ * else stored with the next UID; GET; DELETE empties it) and runs MirrorPods against it.
+ */
+async function mirrorApiServer(initial: Pod | undefined, uidOf: (made: number) => string) {
+  const state = { existing: initial, made: 0 };
   const server = await FakeApiServer.start((r) => {
     if (r.method === "POST") {
-      if (existing !== undefined) return { code: 409, body: statusBody(409, "AlreadyExists", 'pods "web" already exists') };
-      existing = { ...(r.body as Pod), metadata: { ...(r.body as Pod).metadata, uid: "mirror-new" } };
-      return { code: 201, body: existing };
+      if (state.existing !== undefined) return { code: 409, body: statusBody(409, "AlreadyExists", 'pods "web" already exists') };
+      state.existing = { ...(r.body as Pod), metadata: { ...(r.body as Pod).metadata, uid: uidOf(++state.made) } };
+      return { code: 201, body: state.existing };
     }
-    if (r.method === "GET") return existing === undefined ? { code: 404, body: statusBody(404, "NotFound", "") } : { code: 200, body: existing };
+    if (r.method === "GET") return state.existing === undefined ? { code: 404, body: statusBody(404, "NotFound", "") } : { code: 200, body: state.existing };
     if (r.method === "DELETE") {
-      existing = undefined;
+      state.existing = undefined;
       return { code: 200, body: {} };
     }
     return { code: 500, body: statusBody(500, "InternalError", "unexpected") };
@@ -38,6 +43,11 @@ test("a mirror of another version of the static pod is deleted and made again, o
     sink: { statusChanged: (p) => statuses.push(p), podTerminated: () => undefined },
     logger: silentLogger,
   });
+  return { state, server, statuses, mirrors };
+}
+
+test("a mirror of another version of the static pod is deleted and made again, owned by the Node, and gets the static pod's status", async () => {
+  const { server, statuses, mirrors } = await mirrorApiServer({ ...staticPod, metadata: { name: "web", namespace: "default", uid: "mirror-old", annotations: { [MIRROR_ANNOTATION]: "hash-1" } } }, () => "mirror-new");
   mirrors.handle({ type: "MODIFIED", object: staticPod });
   await waitUntil("the static pod's status on the mirror", () => statuses.length === 1);
   assert.deepEqual(server.requests.map((r) => r.method), ["POST", "GET", "DELETE", "POST"]);
@@ -49,3 +59,24 @@ test("a mirror of another version of the static pod is deleted and made again, o
   assert.equal(statuses[0]!.metadata.uid, "mirror-new");
   assert.equal(statuses[0]!.status?.phase, "Running");
 });
+
+for (const how of ["deleted gracefully (the node removes it)", "force-deleted"] as const) {
+  test(`a mirror pod ${how} in the API server is made again at once with the static pod's status (kubelet tryReconcileMirrorPods)`, async () => {
+    const { state, server, statuses, mirrors } = await mirrorApiServer(undefined, (made) => `mirror-${made}`);
+    mirrors.handle({ type: "ADDED", object: staticPod });
+    await waitUntil("the first mirror", () => statuses.length === 1);
+    const first = state.existing!;
+    if (how === "force-deleted") {
+      state.existing = undefined;
+      mirrors.mirrorGone(first);
+    } else {
+      mirrors.mirrorDeleting({ ...first, metadata: { ...first.metadata, deletionTimestamp: "2026-01-01T00:00:30Z", deletionGracePeriodSeconds: 30 } });
+    }
+    await waitUntil("the mirror made again", () => statuses.length === 2);
+    assert.equal(statuses[1]!.metadata.uid, "mirror-2");
+    assert.equal(statuses[1]!.status?.phase, "Running");
+    assert.deepEqual(server.requests.map((r) => r.method), how === "force-deleted" ? ["POST", "POST"] : ["POST", "DELETE", "POST"]);
+    if (how !== "force-deleted") assert.deepEqual((server.requests[1]!.body as { gracePeriodSeconds: number; preconditions: unknown }), { kind: "DeleteOptions", apiVersion: "v1", gracePeriodSeconds: 0, preconditions: { uid: "mirror-1" } });
+    mirrors.close();
+  });
+}

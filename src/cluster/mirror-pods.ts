@@ -1,23 +1,17 @@
-// Mirror pods: the API server's read-only copies of the pods the node runs from its own sources
-// (manifest files, the manifest directory, the agent's API), as the kubelet makes them for static
-// pods (pkg/kubelet/pod/mirror_client.go CreateMirrorPod, DeleteMirrorPod; kubelet.go syncPod:
-// a mirror pod whose config.mirror annotation does not match the static pod is deleted and made
-// again). The mirror carries the annotation kubernetes.io/config.mirror and an owner reference to
-// the Node (what NodeRestriction lets a node create), and the static pod's status is written to it
+// Mirror pods: the API server's read-only copies of the pods the node runs from its manifests
+// (the store's mirror pods, static-pod-mirrors.ts), as the kubelet makes them for static pods
+// (pkg/kubelet/pod/mirror_client.go CreateMirrorPod, DeleteMirrorPod; kubelet.go SyncPod →
+// tryReconcileMirrorPods: a mirror pod whose config.mirror annotation does not match the static
+// pod, or that is being deleted, is deleted and made again at once, and a missing one is made).
+// The mirror carries the annotation kubernetes.io/config.mirror and an owner reference to the
+// Node (what NodeRestriction lets a node create), and the static pod's status is written to it
 // through the status manager (status_manager.go translates a static pod to its mirror pod's UID).
+import { ANNOTATION_CONFIG_MIRROR, isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import type { Pod } from "../api/types.js";
 import type { WatchEvent } from "../agent/agent-api.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
 import type { PodStatusSink } from "./pod-updates.js";
-
-/** MIRROR_ANNOTATION marks a mirror pod; its value is the static pod's hash (kubetypes.ConfigMirrorAnnotationKey). */
-export const MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
-
-/** isMirrorPod tells whether an API server pod is a mirror pod (kubelet IsMirrorPod). */
-export function isMirrorPod(pod: Pod): boolean {
-  return pod.metadata.annotations?.[MIRROR_ANNOTATION] !== undefined;
-}
 
 /** MirrorPod is a Pod as POSTed for a static pod: owned by the Node. */
 interface MirrorPod extends Pod {
@@ -41,21 +35,37 @@ export interface MirrorPodsOptions {
 export class MirrorPods {
   /** Static pod UID → the mirror's UID once created (or a creation in progress). */
   private readonly mirrors = new Map<string, Promise<string | undefined>>();
+  /** Static pod UID → the static pod as the store shows it last (its mirror in the store, with status). */
+  private readonly statics = new Map<string, Pod>();
   private closed = false;
 
   constructor(private readonly options: MirrorPodsOptions) {}
 
-  /** handle takes one event of a static pod from the agent. */
+  /** handle takes one event of a static pod from the agent (a change of its mirror in the agent's store). */
   handle(event: WatchEvent<Pod>): void {
     if (this.closed) return;
     const pod = event.object;
-    const uid = pod.metadata.uid ?? "";
+    const uid = staticPodUid(pod) ?? pod.metadata.uid ?? "";
     if (event.type === "DELETED") {
-      const mirror = this.mirrors.get(uid);
-      this.mirrors.delete(uid);
-      void mirror?.then((mirrorUid) => (mirrorUid === undefined || this.closed ? undefined : this.deleteMirror(pod, mirrorUid)));
+      this.statics.delete(uid);
+      // Decided after the notification: a store mirror deleted through the agent's own API is made
+      // again at once there (same static pod), and the API server's mirror then stays.
+      queueMicrotask(() => {
+        if (this.statics.has(uid) || this.closed) return;
+        const mirror = this.mirrors.get(uid);
+        this.mirrors.delete(uid);
+        void mirror?.then((mirrorUid) => (mirrorUid === undefined || this.closed ? undefined : this.deleteMirror(pod, mirrorUid)));
+      });
       return;
     }
+    this.statics.set(uid, pod);
+    this.sync(uid);
+  }
+
+  /** sync makes the mirror of a static pod if it has none, then writes the static pod's last status to it. */
+  private sync(uid: string): void {
+    const pod = this.statics.get(uid);
+    if (pod === undefined || this.closed) return;
     let mirror = this.mirrors.get(uid);
     if (mirror === undefined) {
       mirror = this.ensure(pod).catch((err: unknown) => {
@@ -66,27 +76,31 @@ export class MirrorPods {
       this.mirrors.set(uid, mirror);
     }
     void mirror.then((mirrorUid) => {
-      if (mirrorUid !== undefined && !this.closed && pod.status !== undefined) this.options.sink.statusChanged({ ...pod, metadata: { ...pod.metadata, uid: mirrorUid } });
+      const latest = this.statics.get(uid);
+      if (mirrorUid !== undefined && !this.closed && latest?.status !== undefined) this.options.sink.statusChanged({ ...latest, metadata: { ...latest.metadata, uid: mirrorUid } });
     });
   }
 
   /**
-   * mirrorGone is told that a mirror pod left the API server (a user deleted it): the next
-   * change of its static pod makes it again (kubelet syncPod recreates a missing mirror pod).
+   * mirrorGone is told that a mirror pod left the API server (a user deleted it): it is made
+   * again at once while its static pod runs (kubelet SyncPod → tryReconcileMirrorPods makes a
+   * missing mirror pod).
    */
   mirrorGone(mirror: Pod): void {
-    const hash = mirror.metadata.annotations?.[MIRROR_ANNOTATION];
+    const hash = staticPodUid(mirror);
     if (hash === undefined) return;
     const entry = this.mirrors.get(hash);
     void entry?.then((uid) => {
-      if (uid === mirror.metadata.uid && this.mirrors.get(hash) === entry) this.mirrors.delete(hash);
+      if (uid !== mirror.metadata.uid || this.mirrors.get(hash) !== entry) return;
+      this.mirrors.delete(hash);
+      this.sync(hash);
     });
   }
 
   /**
    * mirrorDeleting is told that the API server started deleting a mirror pod (a user, or its
-   * namespace going away): the node removes it at once (kubelet syncPod deletes a mirror pod that
-   * has a deletionTimestamp), and makes it again on the static pod's next change.
+   * namespace going away): the node removes it at once (kubelet tryReconcileMirrorPods deletes a
+   * mirror pod that has a deletionTimestamp) and makes it again.
    */
   mirrorDeleting(mirror: Pod): void {
     if (this.closed) return;
@@ -105,7 +119,7 @@ export class MirrorPods {
   /** ensure finds or makes the mirror of a static pod and returns its UID. */
   private async ensure(pod: Pod): Promise<string> {
     const { client } = this.options;
-    const hash = pod.metadata.uid ?? "";
+    const hash = staticPodUid(pod) ?? pod.metadata.uid ?? "";
     const name = `${this.path(pod)}/${encodeURIComponent(pod.metadata.name ?? "")}`;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
@@ -116,7 +130,7 @@ export class MirrorPods {
       }
       const existing = await client.request<Pod>("GET", name);
       const deleting = existing.metadata.deletionTimestamp !== undefined && existing.metadata.deletionTimestamp !== null;
-      if (existing.metadata.annotations?.[MIRROR_ANNOTATION] === hash && !deleting) return existing.metadata.uid ?? "";
+      if (staticPodUid(existing) === hash && !deleting) return existing.metadata.uid ?? "";
       if (!isMirrorPod(existing)) throw new Error(`pods "${pod.metadata.name ?? ""}" already exists in the API server and is not this node's mirror pod`);
       // kubelet syncPod: a mirror of another version of the static pod is deleted and made again.
       await this.deleteMirror(existing, existing.metadata.uid ?? "");
@@ -135,7 +149,7 @@ export class MirrorPods {
         name: pod.metadata.name ?? "",
         namespace: pod.metadata.namespace ?? "default",
         ...(pod.metadata.labels !== undefined ? { labels: { ...pod.metadata.labels } } : {}),
-        annotations: { ...pod.metadata.annotations, [MIRROR_ANNOTATION]: pod.metadata.uid ?? "" },
+        annotations: { ...pod.metadata.annotations, [ANNOTATION_CONFIG_MIRROR]: staticPodUid(pod) ?? pod.metadata.uid ?? "" },
         ownerReferences: [{ apiVersion: "v1", kind: "Node", name: nodeName, uid: nodeUid, controller: true }],
       },
       spec,

@@ -73,7 +73,7 @@ export class Reflector<T extends ListedObject> {
 
   private async watch(signal: AbortSignal): Promise<void> {
     const timeout = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + (this.options.random ?? Math.random)()));
-    const path = `${this.options.path}&watch=true&allowWatchBookmarks=true&timeoutSeconds=${timeout}&resourceVersion=${encodeURIComponent(this.resourceVersion)}`;
+    const path = `${this.options.path}${this.options.path.includes("?") ? "&" : "?"}watch=true&allowWatchBookmarks=true&timeoutSeconds=${timeout}&resourceVersion=${encodeURIComponent(this.resourceVersion)}`;
     let failure: ApiStatusError | undefined;
     await this.options.client.watch(path, (event) => {
       if (failure === undefined) failure = this.handle(event);

@@ -6,7 +6,7 @@ import { newApiStore } from "../apiserver/resources/registry.js";
 import { ObjectStore } from "../apiserver/storage/object-store.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
-import { MIRROR_ANNOTATION } from "./mirror-pods.js";
+import { ANNOTATION_CONFIG_MIRROR as MIRROR_ANNOTATION } from "../api/mirror-pod.js";
 import { StoreBridge } from "./store-bridge.js";
 
 function pod(name: string, extra: Partial<Pod["metadata"]> = {}, status?: Pod["status"]): Pod {
@@ -61,6 +61,17 @@ test("an image change reaches the store, while the rest of the stored spec stays
   assert.equal((stored?.spec as unknown as Record<string, unknown>)["schedulerName"], "default-scheduler");
 });
 
+test("a readiness gate's condition set in the API server reaches the store's status; the kubelet's own conditions stay the agent's", () => {
+  const { store, bridge } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("gated")] });
+  store.modify<Pod>(PODS.name, "apps", "gated", (p) => ({ ...p, status: { phase: "Running", conditions: [{ type: "Ready", status: "False" }] } }));
+  const fromApi = pod("gated", {}, { phase: "Pending", conditions: [{ type: "Ready", status: "True" }, { type: "k8s.io/test-condition1", status: "True" }] });
+  bridge.handle({ op: "UPDATE", source: "apiserver", pods: [fromApi] });
+  const stored = store.get<Pod>(PODS.name, "apps", "gated")!;
+  assert.deepEqual(stored.status?.conditions, [{ type: "Ready", status: "False" }, { type: "k8s.io/test-condition1", status: "True" }]);
+  assert.equal(stored.status?.phase, "Running");
+});
+
 test("a pod whose name is taken on the node by another UID is reported Failed with UnexpectedAdmissionError", () => {
   const { bridge, sunk } = setup();
   bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web")] });
@@ -77,6 +88,26 @@ test("a bound pod that fails the node's validation is rejected as the kubelet's 
   assert.deepEqual(recorded, [`nfs Warning UnexpectedAdmissionError ${message}`]);
   assert.deepEqual(statuses.map((p) => [p.metadata.uid, p.status?.phase, p.status?.reason, p.status?.message]), [["uid-nfs", "Failed", "UnexpectedAdmissionError", `Pod was rejected: ${message}`]]);
   assert.equal(store.get<Pod>(PODS.name, "apps", "nfs"), undefined, "nothing of the pod enters the node");
+});
+
+test("the node's admit handlers reject before anything runs: unsafe sysctls (SysctlForbidden), another OS (PodOSNotSupported)", () => {
+  const { store, bridge, recorded, statuses } = setup();
+  const unsafe = pod("sysctl");
+  unsafe.spec.securityContext = { sysctls: [{ name: "kernel.shm_rmid_forced", value: "1" }, { name: "kernel.msgmax", value: "10000000000" }] };
+  const windows = pod("win");
+  (windows.spec as unknown as Record<string, unknown>)["os"] = { name: "windows" };
+  const safe = pod("safe");
+  safe.spec.securityContext = { sysctls: [{ name: "net/ipv4/ip_local_port_range", value: "1024 65535" }] };
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [unsafe, windows, safe] });
+  assert.deepEqual(recorded, [
+    'sysctl Warning SysctlForbidden forbidden sysctl: "kernel.msgmax" not allowlisted',
+    "win Warning PodOSNotSupported Failed to admit pod as the OS field doesn't match node OS",
+  ]);
+  assert.deepEqual(statuses.filter((p) => p.status?.phase === "Failed").map((p) => [p.metadata.name, p.status?.reason, p.status?.message]), [
+    ["sysctl", "SysctlForbidden", 'Pod was rejected: forbidden sysctl: "kernel.msgmax" not allowlisted'],
+    ["win", "PodOSNotSupported", "Pod was rejected: Failed to admit pod as the OS field doesn't match node OS"],
+  ]);
+  assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["safe"]);
 });
 
 test("mirror pods and finished pods are not written, mirror deletions go to the mirror client, and pods the API server no longer has are removed but not the agent's own", () => {

@@ -8,8 +8,10 @@
 // (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
 import type { Pod } from "../api/types.js";
 import type { KubeEvent, WatchEvent } from "../agent/agent-api.js";
-import { ANNOTATION_CONFIG_SOURCE, isMirrorPod as isStoreMirrorPod } from "../agent/api-pod-source.js";
+import { ANNOTATION_CONFIG_SOURCE, isMirrorPod } from "../api/mirror-pod.js";
 import { createApiPod } from "../agent/pod-admission.js";
+import { admitOnNode } from "../agent/node-admit-handlers.js";
+import { mergeApiConditions } from "../agent/pod-conditions.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
@@ -17,7 +19,6 @@ import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Logger } from "../util/logger.js";
-import { isMirrorPod } from "./mirror-pods.js";
 import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
 
 /** withMutableFields is `stored` with the images and activeDeadlineSeconds of `latest`. */
@@ -31,6 +32,8 @@ function withMutableFields(stored: Pod["spec"], latest: Pod["spec"]): Pod["spec"
   const init = images(stored.initContainers, latest.initContainers);
   if (init !== undefined) spec.initContainers = init;
   if (latest.activeDeadlineSeconds !== undefined) spec.activeDeadlineSeconds = latest.activeDeadlineSeconds;
+  // Ephemeral containers are added through pods/ephemeralcontainers (ValidatePodEphemeralContainersUpdate: only added).
+  if (latest.ephemeralContainers !== undefined && latest.ephemeralContainers.length > 0) spec.ephemeralContainers = latest.ephemeralContainers;
   return spec;
 }
 
@@ -90,7 +93,7 @@ export class StoreBridge {
         else this.put(pod);
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
-        this.reject(pod, err.message);
+        this.reject(pod, err.message, "UnexpectedAdmissionError");
       }
     }
   }
@@ -121,12 +124,15 @@ export class StoreBridge {
     if (stored === undefined) {
       // A pod the API server already shows finished is not started again (kubelet filterOutInactivePods).
       if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") return;
+      // The node's admit handlers (kubelet canAdmitPod): a pod it cannot run is rejected here.
+      const refused = admitOnNode(pod);
+      if (refused !== undefined) return this.reject(pod, refused.message, refused.reason);
       const { resourceVersion: _rv, managedFields: _mf, ...metadata } = pod.metadata as Pod["metadata"] & { resourceVersion?: string; managedFields?: unknown };
       // Admitted as the agent admits a pod it restores (defaulted and validated, UID kept), so the
       // containers' spec hashes are the same when a restarted agent restores it from its state;
       // a node of a cluster requests its pods' service-account tokens (token-projection.ts).
       const created = createApiPod(store, { apiVersion: "v1", kind: "Pod", metadata: { ...metadata, annotations: annotated(pod) }, spec: pod.spec }, this.options.nodeName, { restore: true, validation: { tokenRequests: true } });
-      if (!created.ok) this.reject(pod, created.errors.join("; "));
+      if (!created.ok) this.reject(pod, created.errors.join("; "), "UnexpectedAdmissionError");
       return;
     }
     if (stored.metadata.uid !== uid) throw new StoreError("AlreadyExists", `pods "${name}" already exists on the node with another UID`);
@@ -135,12 +141,16 @@ export class StoreBridge {
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = deletionTimestamp !== undefined && (current.metadata.deletionTimestamp !== deletionTimestamp || current.metadata.deletionGracePeriodSeconds !== deletionGracePeriodSeconds);
       // Of a bound pod's spec only the container images and activeDeadlineSeconds may change
-      // (ValidatePodUpdate); the rest of the stored spec stays as the agent admitted it.
+      // (ValidatePodUpdate), and ephemeral containers be added; the rest of the stored spec stays
+      // as the agent admitted it.
       const spec = withMutableFields(current.spec, pod.spec);
-      const changed = deletionChanged || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
+      // The conditions others own (a readiness gate's, set through pods/status) come from the
+      // API server's copy; the agent's reconciler then recomputes Ready with them.
+      const status = current.status === undefined ? undefined : mergeApiConditions(current.status, pod.status);
+      const changed = deletionChanged || status !== undefined || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
       if (!changed) return undefined;
       const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations, ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
-      return { ...current, metadata, spec } as Pod;
+      return { ...current, metadata, spec, ...(status !== undefined ? { status } : {}) } as Pod;
     }, { uid });
   }
 
@@ -158,10 +168,10 @@ export class StoreBridge {
 
   /**
    * reject fails a pod the node cannot take, as kubelet rejectPod does: a Warning event with the
-   * reason and message, and the status phase Failed, that reason, message `Pod was rejected: …`.
+   * reason and message, and the status phase Failed, that reason, message `Pod was rejected: …`
+   * (an admit handler's reason, or UnexpectedAdmissionError when the pod cannot be stored).
    */
-  private reject(pod: Pod, message: string): void {
-    const reason = "UnexpectedAdmissionError";
+  private reject(pod: Pod, message: string, reason: string): void {
     this.options.logger.warn("Pod admission failed", { pod: `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`, err: message });
     this.options.recorder.event({ pod }, "Warning", reason, message);
     this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason, message: `Pod was rejected: ${message}` } });
@@ -169,7 +179,7 @@ export class StoreBridge {
 
   private onStorePod(event: StoreEvent<Pod>): void {
     const pod = event.object;
-    if (isStoreMirrorPod(pod)) {
+    if (isMirrorPod(pod)) {
       this.options.staticPods({ type: event.type, object: pod });
       return;
     }

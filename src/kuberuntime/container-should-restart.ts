@@ -1,6 +1,7 @@
 // Whether a container that exited is started again, and whether it can ever be (kubelet
 // pkg/api/v1/pod/util.go ContainerShouldRestart, IsContainerRestartable and
-// findMatchingContainerRestartRule, with ContainerRestartRules on as in 1.35). Every restart
+// findMatchingContainerRestartRule, with ContainerRestartRules and RestartAllContainersOnContainerExits
+// on as in 1.37). Every restart
 // decision of the agent goes through here: pod phase, init containers, computePodActions, probe
 // kills and the probe workers.
 import type { Container, ContainerRestartRule, PodSpec } from "../api/types.js";
@@ -31,13 +32,15 @@ function restartsOnExit(policy: string | undefined, exitCode: number): boolean |
 /**
  * containerShouldRestart decides whether a container that exited with `exitCode` is started
  * again (kubelet podutil.ContainerShouldRestart): only when the container sets its own
- * restartPolicy are its restartPolicyRules evaluated, first match wins (action Restart → yes);
+ * restartPolicy are its restartPolicyRules evaluated, first match wins (action Restart or
+ * RestartAllContainers → yes: the latter restarts it with the whole pod);
  * then the container's restartPolicy; then the pod's, where an unset or unknown policy means
  * Always. A sidecar (init container with restartPolicy Always) therefore always restarts.
  */
 export function containerShouldRestart(container: Container, pod: PodSpec, exitCode: number): boolean {
   if (container.restartPolicy !== undefined) {
-    if (matchingRestartRule(container, exitCode)?.action === "Restart") return true;
+    const action = matchingRestartRule(container, exitCode)?.action;
+    if (action === "Restart" || action === "RestartAllContainers") return true;
     const own = restartsOnExit(container.restartPolicy, exitCode);
     if (own !== undefined) return own;
   }

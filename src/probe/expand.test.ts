@@ -70,9 +70,13 @@ const cases: { name: string; input: string; want: string }[] = [
   { name: "single pass: values are not re-expanded", input: "$(NESTED)", want: "$(VAR_A)" },
   { name: "non-ASCII value", input: "$(UNICODE)!", want: "héllo!" },
   { name: "non-ASCII around references", input: "ä$(VAR_A)ö", want: "äAö" },
-  // Go's byte-to-rune conversion: the lead byte 0xC3 of "é" becomes "Ã" and the continuation
-  // byte 0xA9 is copied raw (invalid UTF-8, shown as U+FFFD).
-  { name: "operator before multi-byte character (Go quirk)", input: "$é", want: "$Ã\ufffd" },
+  // kubernetes#136325 (expand_test.go): "$" before a multi-byte character keeps the character
+  // whole; the old byte-to-rune conversion gave "a$Ã\ufffd" for "a$é".
+  { name: "#136325 operator before a multi-byte character", input: "a$é", want: "a$é" },
+  { name: "#136325 dollar sign followed by non-ASCII UTF-8 character", input: "$£FOO", want: "$£FOO" },
+  { name: "#136325 dollar sign followed by multi-byte UTF-8 character in middle", input: "prefix-$€-suffix", want: "prefix-$€-suffix" },
+  { name: "#136325 dollar sign followed by Chinese character", input: "$中文", want: "$中文" },
+  { name: "#136325 dollar sign followed by a 4-byte character, then a reference", input: "$😀$(VAR_A)", want: "$😀A" },
 ];
 
 for (const c of cases) {

@@ -2,17 +2,14 @@
 // the command (kubelet pkg/kubelet/container/helpers.go ExpandContainerCommandOnlyStatic, built
 // on the forked Go expansion package third_party/forked/golang/expansion/expand.go).
 //
-// The scan works on UTF-8 bytes, like the Go code: every syntax character is ASCII, so byte
-// offsets never split a variable name, and the one byte-level quirk (`$` followed by a
-// multi-byte character) comes out the same as Go prints it.
+// The scan works on the string's UTF-16 code units where Go scans UTF-8 bytes: every syntax
+// character is ASCII, so either scan finds the same references, and `$` followed by any other
+// character (a multi-byte one included, as Go reads a whole rune there) stays as written.
 
 import type { EnvVar } from "../api/types.js";
 
 const DOLLAR = 0x24; // "$", the operator
-const OPEN = 0x28; // "(", opens a reference
-const CLOSE = 0x29; // ")", closes a reference
-
-const utf8 = new TextDecoder("utf-8", { fatal: false });
+const OPEN = 0x28; // "(", opens a reference; ")" closes it
 
 /**
  * staticEnvMap builds the variable map used for probe commands: every entry of
@@ -44,36 +41,33 @@ export function expandContainerCommand(command: readonly string[], env: readonly
  */
 export function expandString(input: string, vars: ReadonlyMap<string, string>): string {
   if (!input.includes("$")) return input;
-  const bytes = Buffer.from(input, "utf8");
-  const out: Buffer[] = [];
+  let out = "";
   let checkpoint = 0;
-  for (let cursor = 0; cursor < bytes.length; cursor++) {
-    // A "$" that is the last byte is copied through with the tail below.
-    if (bytes[cursor] !== DOLLAR || cursor + 1 >= bytes.length) continue;
-    out.push(bytes.subarray(checkpoint, cursor));
-    const next = bytes[cursor + 1]!;
-    let advance = 1;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    // A "$" that is the last character is copied through with the tail below.
+    if (input.charCodeAt(cursor) !== DOLLAR || cursor + 1 >= input.length) continue;
+    const next = input.charCodeAt(cursor + 1);
     if (next === DOLLAR) {
-      out.push(Buffer.from("$"));
+      out += input.slice(checkpoint, cursor) + "$";
+      cursor += 1;
     } else if (next === OPEN) {
-      const close = bytes.indexOf(CLOSE, cursor + 2);
+      out += input.slice(checkpoint, cursor);
+      const close = input.indexOf(")", cursor + 2);
       if (close === -1) {
         // Incomplete reference: keep "$(" and resume right after the "(".
-        out.push(Buffer.from("$("));
+        out += "$(";
+        cursor += 1;
       } else {
-        const name = utf8.decode(bytes.subarray(cursor + 2, close));
-        const value = vars.get(name);
-        out.push(Buffer.from(value ?? `$(${name})`, "utf8"));
-        advance = close - cursor;
+        const name = input.slice(cursor + 2, close);
+        out += vars.get(name) ?? `$(${name})`;
+        cursor = close;
       }
     } else {
-      // Go converts the single byte to a rune: a multi-byte character's lead byte becomes
-      // the Latin-1 character of that value, and its continuation bytes are copied raw.
-      out.push(Buffer.from("$" + String.fromCharCode(next), "utf8"));
+      // "$" and the character after it stay as they are, a multi-byte one whole (the kubelet
+      // decodes a rune there since kubernetes#136325; before, a lone byte became a Latin-1 rune).
+      continue;
     }
-    cursor += advance;
     checkpoint = cursor + 1;
   }
-  out.push(bytes.subarray(checkpoint));
-  return utf8.decode(Buffer.concat(out));
+  return out + input.slice(checkpoint);
 }

@@ -87,7 +87,7 @@ describe("probeGrpc", () => {
     assert.deepEqual(outcome, { result: "success", output: "service healthy" });
     assert.equal(server.checks.length, 1);
     assert.equal(server.checks[0]?.service, "my-service");
-    assert.match(server.checks[0]?.userAgent ?? "", /^kube-probe\/1\.35 grpc-node-js\/\d+\.\d+\.\d+$/);
+    assert.match(server.checks[0]?.userAgent ?? "", /^kube-probe\/1\.37 grpc-node-js\/\d+\.\d+\.\d+$/);
   });
 
   test("every status other than SERVING is a failure quoting the enum name", async (t) => {

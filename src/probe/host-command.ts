@@ -13,6 +13,7 @@
 //   inside the container; on the host we prefer no leftovers.) Processes that leave the group
 //   (setsid) are not tracked.
 import { getSystemErrorMap } from "node:util";
+import { lookPath } from "./look-path.js";
 
 /** POST_EXIT_DRAIN_MS bounds how long output is still collected after the leader exited. */
 export const POST_EXIT_DRAIN_MS = 1000;
@@ -63,17 +64,35 @@ export class HostSpawnError extends Error {
   }
 }
 
+/** DEFAULT_COMMAND_PATH is the search path of a command whose env has no PATH (spawner.c's DEFAULT_PATH). */
+export const DEFAULT_COMMAND_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/** chdirErrorFor builds the error for a working directory the command cannot enter: `chdir /nope: no such file or directory`. */
+export function chdirErrorFor(command: Pick<HostCommand, "cwd">, code: string): HostSpawnError {
+  return new HostSpawnError(`chdir ${command.cwd ?? ""}: ${errnoText(code)}`, code);
+}
+
 /**
- * spawnErrorFor builds the error for a failed start, worded like Go's os/exec so it reads like
- * the kubelet's: `exec: "foo": executable file not found in $PATH` for a bare name,
- * `fork/exec /x/y: permission denied` for a path, `chdir /nope: no such file or directory`.
+ * execErrorFor builds the error for a command that could not be executed, worded like Go's
+ * os/exec so it reads like the kubelet's. A name with "/" gives `fork/exec /x/y: permission
+ * denied`. A bare name is looked up again as Go's exec.LookPath does (directories this user
+ * cannot search are skipped): `exec: "foo": executable file not found in $PATH` when no PATH
+ * entry has it, else `fork/exec <found path>: <errno>`. Only called on a failed start.
  */
-export function spawnErrorFor(command: Pick<HostCommand, "argv" | "cwd">, code: string, phase: "exec" | "chdir"): HostSpawnError {
+export async function execErrorFor(command: Pick<HostCommand, "argv" | "env" | "cwd">, code: string): Promise<HostSpawnError> {
   const file = command.argv[0] ?? "";
-  if (phase === "chdir") return new HostSpawnError(`chdir ${command.cwd ?? ""}: ${errnoText(code)}`, code);
-  if (!file.includes("/") && (code === "ENOENT" || code === "ENOTDIR")) {
-    return new HostSpawnError(`exec: "${file}": executable file not found in $PATH`, code);
-  }
+  if (file.includes("/")) return lookupErrorFor(file, code);
+  const where = await lookPath(file, command.env["PATH"] ?? DEFAULT_COMMAND_PATH, command.cwd ?? process.cwd());
+  return "found" in where ? lookupErrorFor(where.found, code) : lookupErrorFor(file, "ENOENT");
+}
+
+/**
+ * lookupErrorFor words a failed Go-style lookup or start of `file`: for a bare name, Go's
+ * ErrNotFound (`exec: "foo": executable file not found in $PATH`); for a path, `fork/exec
+ * /x/y: <errno>`.
+ */
+export function lookupErrorFor(file: string, code: string): HostSpawnError {
+  if (!file.includes("/")) return new HostSpawnError(`exec: "${file}": executable file not found in $PATH`, "ENOENT");
   return new HostSpawnError(`fork/exec ${file}: ${errnoText(code)}`, code);
 }
 

@@ -1,7 +1,7 @@
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -177,6 +177,18 @@ for (const { mode, skip } of backends) {
         code: "ENOENT",
         message: 'exec: "probelet-no-such-command": executable file not found in $PATH',
       });
+    });
+
+    test("a PATH entry whose candidate cannot be executed is skipped as Go's exec.LookPath skips it: not found, not permission denied", async () => {
+      const dir = join(work, "path-not-executable");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, "probelet-plain-file"), "not a program\n", { mode: 0o644 });
+      await assert.rejects(runner.run(["probelet-plain-file"], { env: { PATH: `${dir}:/usr/bin:/bin` }, timeoutMs: 5000 }), {
+        code: "ENOENT",
+        message: 'exec: "probelet-plain-file": executable file not found in $PATH',
+      });
+      const res = await runner.run(["true"], { env: { PATH: `${dir}:/usr/bin:/bin` }, timeoutMs: 5000 });
+      assert.equal(res.exitCode, 0);
     });
 
     test("a missing binary makes the probe errored (unknown + error)", async () => {

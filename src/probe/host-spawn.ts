@@ -8,7 +8,8 @@ import type { Clock } from "../util/clock.js";
 import {
   CappedSink,
   POST_EXIT_DRAIN_MS,
-  spawnErrorFor,
+  chdirErrorFor,
+  execErrorFor,
   type HostBackend,
   type HostCommand,
   type HostOutcome,
@@ -131,7 +132,7 @@ async function describeSpawnError(command: HostCommand, err: NodeJS.ErrnoExcepti
   const code = err.code ?? "EIO";
   if (code === "ENOENT" && command.cwd !== undefined) {
     const cwdOk = await stat(command.cwd).then((s) => s.isDirectory(), () => false);
-    if (!cwdOk) return spawnErrorFor(command, "ENOENT", "chdir");
+    if (!cwdOk) return chdirErrorFor(command, "ENOENT");
   }
-  return spawnErrorFor(command, code, "exec");
+  return execErrorFor(command, code);
 }

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import type { Logger } from "../util/logger.js";
-import { errnoName, spawnErrorFor, HostSpawnError, type HostBackend, type HostCommand, type HostOutcome } from "./host-command.js";
+import { chdirErrorFor, errnoName, execErrorFor, HostSpawnError, type HostBackend, type HostCommand, type HostOutcome } from "./host-command.js";
 
 const OP_RUN = 1;
 const OP_KILL = 2;
@@ -126,9 +126,9 @@ export class SpawnerHelperBackend implements HostBackend {
       case ST_ABORTED:
         return entry.resolve({ kind: "aborted", stdout, stderr });
       case ST_SPAWN_ERR:
-        return entry.reject(spawnErrorFor(entry.command, errnoName(code), "exec"));
+        return void execErrorFor(entry.command, errnoName(code)).then(entry.reject, entry.reject);
       case ST_CWD_ERR:
-        return entry.reject(spawnErrorFor(entry.command, errnoName(code), "chdir"));
+        return entry.reject(chdirErrorFor(entry.command, errnoName(code)));
       default:
         return entry.reject(new HostSpawnError("exec spawner helper rejected the request", "EINVAL"));
     }

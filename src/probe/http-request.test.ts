@@ -105,12 +105,11 @@ test("[case 51] TestGetURLParts — URL built from host, resolved port and path"
   const request = (action: HTTPGetAction) => newHttpProbeRequest(action, container, "127.0.0.1").url;
   assert.equal(request({ port: "found" }), "http://127.0.0.1:93");
   assert.equal(request({ port: 76 }), "http://127.0.0.1:76");
-  assert.equal(request({ port: "118" }), "http://127.0.0.1:118");
   assert.equal(request({ host: "hostname", port: 76, path: "path" }), "http://hostname:76/path");
   assert.throws(() => request({ port: -1 }), { message: "invalid port number: -1" });
-  assert.throws(() => request({ port: "" }), { message: 'strconv.Atoi: parsing "": invalid syntax' });
-  assert.throws(() => request({ port: "-1" }), { message: "invalid port number: -1" });
-  assert.throws(() => request({ port: "not-found" }), { message: 'strconv.Atoi: parsing "not-found": invalid syntax' });
+  assert.throws(() => request({ port: "" }), { message: 'port "" not found' });
+  assert.throws(() => request({ port: "-1" }), { message: 'port "-1" not found' });
+  assert.throws(() => request({ port: "not-found" }), { message: 'port "not-found" not found' });
 });
 
 test("[case 54] scheme HTTPS becomes https; an empty scheme is http", () => {

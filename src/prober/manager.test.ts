@@ -257,7 +257,7 @@ test("[case 144] TestUpdateReadiness — a real readiness worker drives the cach
   const p = pod("p", [{ name: "c", readinessProbe: defaultTestProbe() }]);
   env.status.set("p-uid", { phase: "Running", podIP: "127.0.0.1", containerStatuses: [running("c", "test://c", { started: true })] });
   const seen: string[] = [];
-  m.readinessManager.subscribe((u) => seen.push(u.result));
+  m.readinessManager.subscribe((u) => seen.push(u.result), { initial: true });
   await env.clock.advance(60_000);
   m.addPod(p);
   await waitFor("ready", () => m.readinessManager.get("test://c") === "Success");
@@ -275,7 +275,7 @@ test("[case 145] TestProbeWorkersSurviveSyncContextCancellation — workers do n
   const p = pod("p", [{ name: "c", readinessProbe: defaultTestProbe() }]);
   env.status.set("p-uid", { phase: "Running", podIP: "127.0.0.1", containerStatuses: [running("c", "test://c", { started: true })] });
   const seen: string[] = [];
-  m.readinessManager.subscribe((u) => seen.push(u.result));
+  m.readinessManager.subscribe((u) => seen.push(u.result), { initial: true });
   await env.clock.advance(60_000);
   m.addPod(p);
   controller.abort(); // addPod takes no context: nothing the caller cancels can stop a worker

@@ -17,7 +17,12 @@ import { DEFAULT_WORKER_FEATURES, isRestartableInitContainer, survivedManagerRes
 
 /** ProbeManagerOptions configure a ProbeManager. */
 export interface ProbeManagerOptions {
-  /** Source of pod statuses (pod IP, container IDs and states) for the workers. */
+  /**
+   * Source of pod statuses for the workers: `podIP`, and per container (by name) `containerID`,
+   * `state.running.startedAt` and `started`. Liveness and readiness probes wait for
+   * `started: true`, as the kubelet's (updatePodStatus sets it; a status without it gets a
+   * process warning, PROBELET_STARTED_MISSING). docs/library.md has a complete example.
+   */
   statusProvider: PodStatusProvider;
   /** Runs exec probes; required unless `prober` is given. */
   runner?: CommandRunner;
@@ -92,6 +97,8 @@ export class ProbeManager {
   /** The workers whose probe stands on the native engine; undefined when none may. */
   private readonly standing: StandingWorkers | undefined;
   private readonly unwatchStatuses: (() => void) | undefined;
+  /** Set once the missing `started` warning was given. */
+  private warnedStartedMissing = false;
 
   constructor(private readonly options: ProbeManagerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -188,10 +195,26 @@ export class ProbeManager {
         ...(onProbe ? { onProbe } : {}),
         ...(this.standing ? { standing: this.standing } : {}),
         onExit: (w) => this.workerExited(w),
+        startedMissing: (w) => this.warnStartedMissing(w),
       };
       this.contexts.set(probeType, ctx);
     }
     return ctx;
+  }
+
+  /**
+   * warnStartedMissing says once per manager, as a process warning (a library user may not see a
+   * log), that a running container's status lacks `started`: liveness and readiness probes wait
+   * for `started: true`, as the kubelet's do. The kubelet's status sets it (updatePodStatus here).
+   */
+  private warnStartedMissing(worker: Worker): void {
+    if (this.warnedStartedMissing) return;
+    this.warnedStartedMissing = true;
+    const pod = `${worker.pod.metadata.namespace ?? "default"}/${worker.pod.metadata.name ?? ""}`;
+    process.emitWarning(
+      `ProbeManager: container "${worker.container.name}" of pod ${pod} is running but its status has no "started": its ${worker.probeType} probe waits until the status says started: true (the kubelet's rule; ProbeManager.updatePodStatus sets it, or set it yourself once a startup probe, if any, succeeded)`,
+      { code: "PROBELET_STARTED_MISSING" },
+    );
   }
 
   /** stopLivenessAndStartup stops liveness and startup workers (pod termination); readiness goes on. */

@@ -1,33 +1,30 @@
 // Probe target resolution shared by httpGet and tcpSocket probes (kubelet pkg/probe/util.go
 // ResolveContainerPort, and the host fallback in pkg/probe/http/request.go and prober.go).
 // grpc probes never come here: their port is a plain number and their host is always the pod IP.
+import { goQuote } from "../api/field-errors.js";
 import type { Container, IntOrString } from "../api/types.js";
-
-// Go's int is 64 bits wide; strconv.Atoi reports "value out of range" beyond it.
-const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
-const DECIMAL = /^[+-]?[0-9]+$/;
 
 /**
  * resolveContainerPort turns a probe's port (number or name) into a port number.
  *
- * Follows kubelet ResolveContainerPort: a number is used as is; a name is looked up in the
- * probed container's own `ports[].name` (yielding `containerPort`, never `hostPort`), and if
- * no port has that name the string is parsed as a decimal number ("last ditch"). The result
- * must lie in 1..65535. Errors carry the kubelet's texts, e.g. `invalid port number: 0` or
- * Go's `strconv.Atoi: parsing "abc": invalid syntax`.
+ * Follows kubelet 1.37 ResolveContainerPort: a number is used as is; a name is looked up in the
+ * probed container's own `ports[].name` (yielding `containerPort`, never `hostPort`); a name no
+ * port has is an error, `port "<name>" not found` (1.35 parsed it as a number as a last
+ * resort; 1.37 no longer does, so "8080" is a name like any other). The result must lie in
+ * 1..65535, else `invalid port number: 0`.
  */
 export function resolveContainerPort(port: IntOrString, container: Container): number {
-  let resolved: number | bigint;
+  let resolved: number;
   if (typeof port === "number") {
     resolved = port;
   } else if (typeof port === "string") {
     const named = findPortByName(container, port);
-    resolved = named ?? atoi(port);
+    if (named === undefined) throw new Error(`port ${goQuote(port)} not found`);
+    resolved = named;
   } else {
     throw new Error(`intOrString had no kind: ${renderUnknown(port)}`);
   }
-  if (typeof resolved === "number" && Number.isInteger(resolved) && resolved > 0 && resolved < 65536) {
+  if (Number.isInteger(resolved) && resolved > 0 && resolved < 65536) {
     return resolved;
   }
   throw new Error(`invalid port number: ${String(resolved)}`);
@@ -54,26 +51,6 @@ export function resolveProbeHost(actionHost: string | undefined, podIP: string):
   return actionHost !== undefined && actionHost !== "" ? actionHost : podIP;
 }
 
-/**
- * atoi parses like Go's strconv.Atoi (optional sign, decimal digits, 64-bit range) and throws
- * Go's *NumError text on failure. Values beyond JavaScript's safe range come back as bigint so
- * the "invalid port number" message still prints them exactly.
- */
-function atoi(text: string): number | bigint {
-  if (!DECIMAL.test(text)) {
-    throw new Error(`strconv.Atoi: parsing ${goQuote(text)}: invalid syntax`);
-  }
-  const value = BigInt(text);
-  if (value > INT64_MAX || value < INT64_MIN) {
-    throw new Error(`strconv.Atoi: parsing ${goQuote(text)}: value out of range`);
-  }
-  return Number.isSafeInteger(Number(value)) ? Number(value) : value;
-}
-
-/** goQuote approximates Go's %q for the strings that reach it here. */
-function goQuote(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** renderUnknown prints a port value of neither kind (only reachable from untyped input). */
 function renderUnknown(value: unknown): string {

@@ -122,3 +122,22 @@ test("ProbeHistory segments never span more than SEGMENT_SPAN_MS nor join two co
   assert.ok(segments.some((s) => s.containerID === "process://1") && segments.some((s) => s.containerID === "process://2"));
   assert.ok(segments.every((s, i) => i === 0 || segments[i - 1]!.containerID === s.containerID || Date.parse(segments[i - 1]!.end) < Date.parse(s.start)));
 });
+
+test("ProbeHistory runs: a worker's whole window as runs of one result, across its segments and recent probes; a new container instance starts a run", () => {
+  const history = new ProbeHistory({ recentLength: 5 });
+  const t0 = Date.UTC(2026, 0, 1);
+  let t = t0;
+  // 600 successes (past the 5-minute segment span and the 5 recent ones), 3 failures, a restart, 18 successes.
+  for (let i = 0; i < 600; i++) history.addEntry("uid", syntheticEntry((t += 1000), "Success", { run: i + 1, threshold: 1 }));
+  for (let run = 1; run <= 3; run++) history.addEntry("uid", syntheticEntry((t += 1000), "Failure", { run, output: `boom ${run}` }));
+  for (let i = 0; i < 18; i++) history.addEntry("uid", syntheticEntry((t += 1000), "Success", { run: i + 1, threshold: 1, containerID: "process://2" }));
+  history.addEntry("uid", syntheticEntry(t0 + 5000, "Success", { probeType: "readiness", threshold: 1 }));
+  const runs = history.runs("uid").map((r) => `${r.probeType} ${r.result} ×${r.count} ${r.containerID} ${r.lastRun}/${r.threshold} ${r.lastOutput}`.trim());
+  assert.deepEqual(runs, [
+    "readiness Success ×1 process://1 1/1",
+    "liveness Success ×600 process://1 600/1",
+    "liveness Failure ×3 process://1 3/3 boom 3",
+    "liveness Success ×18 process://2 18/1",
+  ]);
+  assert.deepEqual(history.runs("other"), []);
+});

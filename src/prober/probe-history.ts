@@ -172,16 +172,20 @@ export class ProbeHistory {
     const worker = this.workerOf(podUid, segment.container, segment.probeType);
     for (const entry of worker.recent.splice(0)) foldIntoSegments(worker.segments, entry);
     const last = worker.segments.at(-1);
-    if (last !== undefined && continues(last, segment.result, segment.containerID, segment.threshold, Date.parse(segment.start)) && Date.parse(segment.end) - Date.parse(last.start) < SEGMENT_SPAN_MS) {
-      last.end = segment.end;
-      last.count += segment.count;
-      last.latencyMinMs = Math.min(last.latencyMinMs, segment.latencyMinMs);
-      last.latencyMaxMs = Math.max(last.latencyMaxMs, segment.latencyMaxMs);
-      last.latencySumMs = roundMicros(last.latencySumMs + segment.latencySumMs);
-      last.lastOutput = segment.lastOutput;
-      last.lastRun = segment.lastRun;
-    } else worker.segments.push(segment);
+    if (last !== undefined && continues(last, segment.result, segment.containerID, segment.threshold, Date.parse(segment.start)) && Date.parse(segment.end) - Date.parse(last.start) < SEGMENT_SPAN_MS) extend(last, segment);
+    else worker.segments.push(segment);
     this.prune(worker, Date.parse(segment.end));
+  }
+
+  /**
+   * runs returns a pod's history as runs: per worker, consecutive probes with the same result on
+   * the same container instance (and threshold) in one row, with their count and their last
+   * probe's output and run; oldest last probe first. A day of successes is one row, so the
+   * failures that led to a kill stay in sight beside it (`describe` shows the newest runs).
+   */
+  runs(podUid: string): ProbeHistorySegment[] {
+    const workers = [...(this.pods.get(podUid)?.values() ?? [])];
+    return workers.flatMap((w) => collapseRuns([...w.segments, ...w.recent])).sort((a, b) => a.end.localeCompare(b.end));
   }
 
   /** list returns a pod's whole entries of every probe (the newest of each worker), oldest first. */
@@ -251,17 +255,39 @@ export class ProbeHistory {
 export function foldIntoSegments(segments: ProbeHistorySegment[], entry: ProbeHistoryEntry): void {
   const last = segments.at(-1);
   const t = Date.parse(entry.time);
-  if (last !== undefined && continues(last, entry.result, entry.containerID, entry.threshold, t) && t - Date.parse(last.start) < SEGMENT_SPAN_MS) {
-    last.end = entry.time;
-    last.count++;
-    last.latencyMinMs = Math.min(last.latencyMinMs, entry.latencyMs);
-    last.latencyMaxMs = Math.max(last.latencyMaxMs, entry.latencyMs);
-    last.latencySumMs = roundMicros(last.latencySumMs + entry.latencyMs);
-    last.lastOutput = entry.output;
-    last.lastRun = entry.run;
-    return;
+  if (last !== undefined && continues(last, entry.result, entry.containerID, entry.threshold, t) && t - Date.parse(last.start) < SEGMENT_SPAN_MS) extend(last, segmentOf(entry));
+  else segments.push(segmentOf(entry));
+}
+
+/**
+ * collapseRuns merges one worker's segments and probes, oldest first, into runs: consecutive
+ * parts with the same result, container instance and threshold become one (ProbeHistory.runs).
+ */
+export function collapseRuns(parts: Iterable<ProbeHistorySegment | ProbeHistoryEntry>): ProbeHistorySegment[] {
+  const runs: ProbeHistorySegment[] = [];
+  for (const part of parts) {
+    const segment = "count" in part ? part : segmentOf(part);
+    const last = runs.at(-1);
+    if (last !== undefined && continues(last, segment.result, segment.containerID, segment.threshold, Date.parse(segment.start))) extend(last, segment);
+    else runs.push({ ...segment });
   }
-  segments.push({
+  return runs;
+}
+
+/** extend adds a later segment (or one probe) of the same run to `last`. */
+function extend(last: ProbeHistorySegment, later: ProbeHistorySegment): void {
+  last.end = later.end;
+  last.count += later.count;
+  last.latencyMinMs = Math.min(last.latencyMinMs, later.latencyMinMs);
+  last.latencyMaxMs = Math.max(last.latencyMaxMs, later.latencyMaxMs);
+  last.latencySumMs = roundMicros(last.latencySumMs + later.latencySumMs);
+  last.lastOutput = later.lastOutput;
+  last.lastRun = later.lastRun;
+}
+
+/** segmentOf is one probe as a segment of its own. */
+function segmentOf(entry: ProbeHistoryEntry): ProbeHistorySegment {
+  return {
     container: entry.container,
     probeType: entry.probeType,
     containerID: entry.containerID,
@@ -275,7 +301,7 @@ export function foldIntoSegments(segments: ProbeHistorySegment[], entry: ProbeHi
     lastOutput: entry.output,
     lastRun: entry.run,
     threshold: entry.threshold,
-  });
+  };
 }
 
 /** continues reports whether a probe (or run) starting at t with these fields may extend segment last. */

@@ -83,4 +83,19 @@ describe("prober construction (kubelet prober_test.go)", () => {
     assert.equal(runner.calls.length, 1, "the exec probe ran through the given runner");
     assert.deepEqual(recorder.strings(), ["Warning Unhealthy Liveness probe failed: not yet"], "the failure was recorded by the given recorder");
   });
+
+  test("[case 222] TestRunProbeHTTPGetHTTP2ProtocolFeatureGateDisabled: httpGet protocol HTTP2 with H2CContainerProbe off is an HTTP/1.1 probe, not an error about the gate", async (t) => {
+    let version = "";
+    const http = await startHttpServer((req, res) => {
+      version = req.httpVersion;
+      res.end("ok");
+    });
+    t.after(() => http.close());
+    const prober = new Prober({ runner: new RecordingRunner(async () => result("")), recorder: new MemoryEventRecorder() });
+    // A library caller may hand over a Probe with the field; the manifest path drops it at decoding.
+    const probe = { httpGet: { host: "127.0.0.1", port: http.port, path: "/healthz", scheme: "HTTP", protocol: "HTTP2" }, timeoutSeconds: 1 } as Probe;
+    const got = await probeWith(prober, probe);
+    assert.deepEqual([got.result, got.error], ["Success", undefined]);
+    assert.equal(version, "1.1");
+  });
 });

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, Probe } from "../api/types.js";
 import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
-import { getTestPod, noopRunner, runningStatus, testContainerID } from "../../test/fixtures.js";
+import { getTestPod, noopRunner, runningStatus, testContainerID, testPodUID } from "../../test/fixtures.js";
 import { MemoryEventRecorder } from "./events.js";
 import { MAX_PROBE_RETRIES, Prober, type ProbeHandlers } from "./prober.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";
@@ -45,7 +45,8 @@ describe("prober (kubelet TestProbe)", () => {
     test(`[case 82] ${probeType}: probe with no handler → Failure with error`, async () => {
       const { got } = await runProbe(probeType, { timeoutSeconds: 1 }, ok("success"));
       assert.equal(got.result, "Failure");
-      assert.match(got.error?.message ?? "", /^missing handler for test_ns\/test_pod:c$/);
+      // kubelet prober.go: "missing probe handler for <format.Pod>:<container>" (name_namespace(uid)).
+      assert.equal(got.error?.message, `missing probe handler for test_pod_test_ns(${testPodUID}):c`);
     });
     const rows: [string, string, ProbeOutcome, "Success" | "Failure", boolean][] = [
       ["[case 83]", "exec failure → Failure", ok("failure"), "Failure", false],

@@ -1,6 +1,7 @@
 // Prober: turns a container's probe spec into a handler call, retries only errors, maps the
 // low-level verdict to a cached Result and records the kubelet's events
 // (kubelet pkg/kubelet/prober/prober.go).
+import { formatPod } from "../api/format-pod.js";
 import { probeExtensionsOf } from "../api/probe-extensions.js";
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../api/types.js";
 import type { CommandRunner } from "../probe/command-runner.js";
@@ -19,6 +20,7 @@ import { EventReason, type EventRecorder } from "./events.js";
 import { resolveContainerPort, resolveProbeHost } from "./port.js";
 import { probeTypeLabel, type ProbeType } from "./probe-type.js";
 import type { Result } from "./results/result.js";
+import type { Redact } from "./output-redaction.js";
 
 /** MAX_PROBE_RETRIES is how often a probe that could not be run is attempted, back to back. */
 export const MAX_PROBE_RETRIES = 3;
@@ -50,6 +52,11 @@ export interface ProberOptions {
   closeMode?: CloseMode;
   /** The kubelet hard-codes false: redirects to another hostname are not followed. */
   followNonLocalRedirects?: boolean;
+  /**
+   * redactor gives, for a container, what scrubs its secret values from exec probe output and
+   * errors (output-redaction.ts); undefined: nothing to scrub.
+   */
+  redactor?: (pod: Pod, container: Container) => Redact | undefined;
 }
 
 /** ProberResult is what probe() returns: a cached-result value and, if it could not run, the error. */
@@ -59,6 +66,16 @@ export interface ProberResult {
   error?: Error;
   /** The last handler outcome (for history and `probelet probe`); absent when no handler ran. */
   outcome?: ProbeOutcome;
+}
+
+/** redactOutcome scrubs an exec outcome's output and error text (the error keeps its class). */
+function redactOutcome(outcome: ProbeOutcome, redact: Redact): ProbeOutcome {
+  const output = redact(outcome.output);
+  if (!outcome.error) return output === outcome.output ? outcome : { ...outcome, output };
+  const error = outcome.error;
+  const message = redact(error.message);
+  if (message !== error.message) error.message = message;
+  return { ...outcome, output, error };
 }
 
 /** Prober runs one probe of a container with the kubelet's semantics. */
@@ -160,7 +177,9 @@ export class Prober {
           cached = { env: container.env, argv: expandContainerCommand(spec.exec.command ?? [], container.env) };
           this.execArgv.set(spec, cached);
         }
-        return await this.handlers.exec(this.options.runner, containerId, cached.argv, signal ? { timeoutMs, signal } : { timeoutMs });
+        const outcome = await this.handlers.exec(this.options.runner, containerId, cached.argv, signal ? { timeoutMs, signal } : { timeoutMs });
+        const redact = this.options.redactor?.(pod, container);
+        return redact ? redactOutcome(outcome, redact) : outcome;
       }
       if (spec.httpGet) {
         let cached = this.httpRequests.get(spec);
@@ -187,7 +206,8 @@ export class Prober {
       return { result: "unknown", output: "", error: asError(err) };
     }
     this.logger.warn("Failed to find probe builder for container", { pod: pod.metadata.name, containerName: container.name });
-    return { result: "unknown", output: "", error: new Error(`missing handler for ${podKey(pod)}:${container.name}`) };
+    // kubelet prober.go runProbe: "missing probe handler for <format.Pod>:<container>".
+    return { result: "unknown", output: "", error: new Error(`missing probe handler for ${formatPod(pod)}:${container.name}`) };
   }
 
   /**
@@ -251,11 +271,6 @@ function probeSpec(probeType: ProbeType, container: Container): Probe | undefine
     default:
       return null;
   }
-}
-
-/** podKey renders "namespace/name" like klog.KObj. */
-function podKey(pod: Pod): string {
-  return `${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`;
 }
 
 function asError(err: unknown): Error {

@@ -291,7 +291,7 @@ test("[case 127] sidecar terminated with restartPolicy Never → Failure, worker
   for (const features of [DEFAULT_WORKER_FEATURES, { ...DEFAULT_WORKER_FEATURES, containerRestartRules: false }]) {
     const env = newTestEnv();
     const sidecar = { name: testContainerName, restartPolicy: "Always", readinessProbe: defaultTestProbe() };
-    const pod = { ...getTestPod(), spec: { restartPolicy: "Never" as const, initContainers: [sidecar], containers: [{ name: "main" }] } };
+    const pod = { ...getTestPod(), spec: { restartPolicy: "Never" as const, initContainers: [sidecar], containers: [{ name: "main", image: "img" }] } };
     env.status.set(testPodUID, {
       phase: "Running",
       initContainerStatuses: [{ name: testContainerName, containerID: testContainerID, ready: false, restartCount: 0, state: { terminated: { exitCode: 1 } } }],
@@ -335,7 +335,7 @@ test("[case 130] container ID change → old entry removed silently, new ID gets
   const env = newTestEnv();
   const results = new ResultsManager();
   const updates: string[] = [];
-  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`));
+  results.subscribe((u) => updates.push(`${u.containerId}=${u.result}`), { initial: true });
   env.exec.outcome = { result: "failure", output: "" };
   const probe = defaultTestProbe({ failureThreshold: 1, initialDelaySeconds: 5 });
   const { worker } = newTestWorker(env, "liveness", testPodWithProbe("liveness", probe), results);
@@ -374,4 +374,69 @@ test("[case 132] metrics — success counts and observes duration; failure count
   const after = await metrics.registry.metrics();
   assert.doesNotMatch(after, /pOd_UiD/);
   assert.doesNotMatch(after, /prober_probe_duration_seconds_count\{/);
+});
+
+describe("[case 216] TestChangeContainerStatusOnKubeletRestart (kubernetes#137146: a started sidecar's startup result after an agent restart)", () => {
+  // ChangeContainerStatusOnKubeletRestart on = preserveStateOnRestart off. A "restart" is a
+  // container that started 5 min before the manager; otherwise it started 5 min after.
+  const rows: [gate: boolean, isRestart: boolean, probeType: ProbeType, sidecar: boolean, expected: Result | undefined][] = [
+    [true, true, "readiness", false, "Failure"],
+    [true, true, "liveness", false, "Success"],
+    [true, true, "startup", false, "Unknown"],
+    [true, false, "readiness", false, "Failure"],
+    [true, false, "liveness", false, "Success"],
+    [true, false, "startup", false, "Unknown"],
+    [false, true, "readiness", false, undefined],
+    [false, true, "liveness", false, undefined],
+    [false, true, "startup", false, undefined],
+    [false, false, "readiness", false, "Failure"],
+    [false, false, "liveness", false, "Success"],
+    [false, false, "startup", false, "Unknown"],
+    // Sidecars (#136910): a started sidecar's startup worker seeds Success; the others set nothing.
+    [false, true, "startup", true, "Success"],
+    [false, true, "liveness", true, undefined],
+    [false, true, "readiness", true, undefined],
+  ];
+  for (const [gate, isRestart, probeType, sidecar, expected] of rows) {
+    test(`feature ${gate ? "enabled" : "disabled"}, ${isRestart ? "is restart" : "not restart"}, ${probeType}${sidecar ? ", sidecar" : ""} → ${expected ?? "not set"}`, async () => {
+      const env = newTestEnv();
+      const managerStart = env.clock.now();
+      const probe = defaultTestProbe({ initialDelaySeconds: 1000 });
+      const base = testPodWithProbe(probeType, probe);
+      const pod = sidecar ? { ...base, spec: { containers: [{ name: "main", image: "img" }], initContainers: [{ ...base.spec.containers[0]!, restartPolicy: "Always" as const }] } } : base;
+      const { worker, results } = newTestWorker(env, probeType, pod, undefined, { managerStart, features: { ...DEFAULT_WORKER_FEATURES, preserveStateOnRestart: !gate } });
+      const status = runningStatus({ started: true, containerId: "test://container-id", startedAt: managerStart + (isRestart ? -5 : 5) * 60_000 });
+      env.status.set(testPodUID, sidecar ? { phase: "Running", initContainerStatuses: status.containerStatuses! } : status);
+      await worker.doProbe();
+      assert.equal(results.get("test://container-id"), expected);
+    });
+  }
+});
+
+describe("[case 217] TestDoProbeWithContainerRestartAllContainers: a worker keeps going while its container or the pod restarts in place", () => {
+  const restartAll = { restartPolicy: "Never" as const, restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [1] } }] };
+  const failed = (name: string, containerID?: string): NonNullable<PodStatus["containerStatuses"]>[number] => ({ name, ...(containerID ? { containerID } : {}), ready: false, restartCount: 0, state: { terminated: { exitCode: 1 } } });
+  for (const probeType of PROBE_TYPES) {
+    test(`${probeType}: container terminated with a matching RestartAllContainers rule → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      Object.assign(pod.spec.containers[0]!, restartAll);
+      env.status.set(testPodUID, { phase: "Running", containerStatuses: [failed(testContainerName, testContainerID)] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+    test(`${probeType}: container terminated by another container's RestartAllContainers → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      pod.spec.containers.push({ name: "trigger", ...restartAll });
+      env.status.set(testPodUID, { phase: "Running", containerStatuses: [failed(testContainerName, testContainerID), failed("trigger")] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+    test(`${probeType}: container cleaned up by RestartAllContainers (waiting, pod Pending) → continue`, async () => {
+      const env = newTestEnv();
+      const pod = testPodWithProbe(probeType);
+      pod.spec.containers.push({ name: "trigger", ...restartAll });
+      env.status.set(testPodUID, { phase: "Pending", containerStatuses: [{ name: testContainerName, containerID: testContainerID, ready: false, restartCount: 0, state: { waiting: {} } }] });
+      assert.equal(await newTestWorker(env, probeType, pod).worker.doProbe(), true);
+    });
+  }
 });

@@ -14,7 +14,7 @@ import type { Result } from "./results/result.js";
 import type { ResultsManager } from "./results/results-manager.js";
 import type { StandingMember, StandingWorkers } from "./standing-workers.js";
 import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";
-import { containerShouldKeepProbing, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
+import { containerShouldKeepProbing, isSidecarOf, survivedManagerRestart, type WorkerFeatures } from "./worker-policy.js";
 
 /** PodStatusProvider is what a worker needs from the status manager. */
 export interface PodStatusProvider {
@@ -66,6 +66,8 @@ export interface WorkerContext {
   onProbe?: (worker: Worker, record: ProbeRecord) => void;
   /** Called once when the worker has exited and cleaned up. */
   onExit: (worker: Worker) => void;
+  /** Called when a running container's status has no `started` (liveness and readiness wait for it). */
+  startedMissing?: (worker: Worker) => void;
   /**
    * The manager's standing workers; without it (a fake clock, a given prober, a status provider
    * that cannot be watched) no probe stands and the worker probes every tick itself.
@@ -407,7 +409,13 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     if (this.containerId !== c.containerID) {
       if (this.containerId !== "") results.remove(this.containerId);
       this.containerId = c.containerID ?? "";
-      if (!survivedManagerRestart(c, this.ctx.managerStart, this.ctx.features)) results.set(this.containerId, this.initialValue, podUid);
+      // kubernetes#137146: a sidecar that had started before the agent restarted gets a startup
+      // Success at once, so the sync sees the pod's initialisation done and goes on to restart
+      // a crashed main container (computeInitContainerActions reads this result).
+      if (this.ctx.features.preserveStateOnRestart && this.probeType === "startup" && c.started === true && isSidecarOf(this.pod, this.container)) {
+        results.set(this.containerId, "Success", podUid, true);
+      }
+      if (!survivedManagerRestart(c, this.ctx.managerStart, this.ctx.features)) results.set(this.containerId, this.initialValue, podUid, true);
       // A new container instance may be probed again (and fast again, with the extension).
       this.onHold = false;
       this.succeeded = false;
@@ -417,7 +425,7 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     if (!c.state?.running) {
       if (logger.isEnabled("debug")) logger.debug("Non-running container probed", this.logFields());
       if (this.containerId !== "") results.set(this.containerId, "Failure", podUid);
-      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features);
+      return containerShouldKeepProbing(this.pod, this.container, c, this.ctx.features, status);
     }
 
     // A pod being deleted shuts liveness and startup down quietly; readiness keeps probing.
@@ -435,10 +443,12 @@ export class Worker implements TickTarget, StandingTcpSink, StandingMember {
     const sinceStart = Number.isNaN(this.startedAtMs) ? 0 : Math.trunc((clock.now() - this.startedAtMs) / 1000);
     if (sinceStart < (this.spec.initialDelaySeconds ?? 0)) return true;
 
-    // Startup gating: liveness/readiness wait for started; startup stops once started.
+    // Startup gating: liveness/readiness wait for started; startup stops once started. A status
+    // without `started` is not started, as in the kubelet (worker.go: Started nil or false).
     if (c.started === true) {
       if (this.probeType === "startup") return true;
     } else if (this.probeType !== "startup") {
+      if (c.started === undefined) this.ctx.startedMissing?.(this);
       return true;
     }
 

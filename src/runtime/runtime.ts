@@ -19,6 +19,12 @@ export interface PodSandboxConfig {
   logDirectory: string;
   labels: Labels;
   annotations: Labels;
+  /** The pod's host name (GeneratePodHostNameAndDomain); unset: the pod's name. Ignored with hostNetwork. */
+  hostname?: string;
+  /** securityContext.sysctls (names with dots), set in the sandbox's namespaces (CRI linux.sysctls); the process runtime has none of its own. */
+  sysctls?: Record<string, string>;
+  /** Some container of the pod is privileged: so is the sandbox (containerd refuses a privileged container in another). */
+  privileged?: boolean;
 }
 
 /** SandboxState mirrors CRI's SANDBOX_READY / SANDBOX_NOTREADY. */
@@ -43,7 +49,19 @@ export interface PodSandboxStatus {
 /** KeyValue is one environment variable given to a container. */
 export interface KeyValue {
   key: string;
+  /** The value as text; bytes that are not valid UTF-8 read as U+FFFD here (see valueBase64). */
   value: string;
+  /**
+   * The value's exact bytes in base64, present only when they are not valid UTF-8 (a Secret's
+   * value can be any bytes). The kubelet hands the runtime raw bytes: CRI KeyValue.value is
+   * `bytes` since cri-api v0.37 (kubernetes#139168), where a string field carried U+FFFD.
+   */
+  valueBase64?: string;
+}
+
+/** keyValueBytes returns the exact bytes of an environment variable's value. */
+export function keyValueBytes(kv: KeyValue): Buffer {
+  return kv.valueBase64 === undefined ? Buffer.from(kv.value, "utf8") : Buffer.from(kv.valueBase64, "base64");
 }
 
 /** ContainerConfig describes a container to create (CRI ContainerConfig). */
@@ -69,8 +87,36 @@ export interface ContainerConfig {
    * namespace per container (supervisor, root only); the agent gives it volume mounts only.
    */
   mounts?: Mount[];
-  /** securityContext.runAsUser (CRI run_as_user); the process runtime runs every container as the agent's user. */
+  /** The container's effective security context (CRI LinuxContainerSecurityContext); none: the runtime's defaults. */
+  security?: ContainerSecurity;
+}
+
+/**
+ * ContainerSecurity is what the kubelet hands a runtime of a container's securityContext (kubelet
+ * kuberuntime security_context.go determineEffectiveSecurityContext): container fields over the
+ * pod's, the pod's supplementalGroups with fsGroup, and no_new_privs from allowPrivilegeEscalation.
+ */
+export interface ContainerSecurity {
+  /** CRI run_as_user. */
   runAsUser?: number;
+  /** CRI run_as_group. */
+  runAsGroup?: number;
+  /** CRI supplemental_groups: the pod's fsGroup, then its supplementalGroups. */
+  supplementalGroups?: number[];
+  /** CRI capabilities, names as written (with or without "CAP_", "ALL"). */
+  capabilities?: { add: string[]; drop: string[] };
+  privileged?: boolean;
+  /** CRI no_new_privs: allowPrivilegeEscalation is false. */
+  noNewPrivs?: boolean;
+  /** CRI readonly_rootfs (readOnlyRootFilesystem); the process runtime has no root filesystem of its own. */
+  readonlyRootfs?: boolean;
+}
+
+/** ImageUser is who an image's processes run as by default (CRI Image uid / username). */
+export interface ImageUser {
+  uid?: number;
+  /** A user name the runtime did not turn into a uid. */
+  username?: string;
 }
 
 /** Mount binds a host path into a container (CRI Mount). */
@@ -151,6 +197,15 @@ export interface TerminalSize {
   height: number;
 }
 
+/**
+ * StreamingRequest asks the runtime's streaming server for a single-use URL (CRI Exec, Attach,
+ * PortForward), which the kubelet's daemon endpoint proxies the API server's upgraded connection to.
+ */
+export type StreamingRequest =
+  | { kind: "exec"; containerId: string; cmd: readonly string[]; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "attach"; containerId: string; stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
+  | { kind: "portforward"; sandboxId: string; ports: readonly number[] };
+
 /** ExecStreamOptions say which streams an interactive exec gets (CRI ExecRequest). */
 export interface ExecStreamOptions {
   /** Whether the command reads a stdin stream; without it its stdin is empty. */
@@ -195,6 +250,23 @@ export interface Runtime extends CommandRunner {
    * now, or undefined when it can; the agent then holds such containers back with this reason.
    */
   mountsUnsupportedReason(): Promise<string | undefined>;
+  /**
+   * securityUnsupportedReason says why this runtime cannot run a container with this security
+   * context (a field it could not honour), or undefined when it can; the agent then holds the
+   * container back with this reason instead of running it without.
+   */
+  securityUnsupportedReason(security: ContainerSecurity): Promise<string | undefined>;
+  /**
+   * imageUser is who the image runs as when the pod sets no runAsUser (kubelet getImageUser, for
+   * the runAsNonRoot check); undefined when the image is not present (the create then fails).
+   */
+  imageUser(image: string): Promise<ImageUser | undefined>;
+  /**
+   * podsShareHostNetwork tells whether pods that are not hostNetwork still run in the host's
+   * network namespace (the process runtime without pod networks), so that their container ports
+   * are host ports. A runtime without it gives every such pod a network namespace of its own (CRI).
+   */
+  podsShareHostNetwork?(): Promise<boolean>;
   /** version names the runtime and its version. */
   version(): Promise<{ runtimeName: string; runtimeVersion: string }>;
 
@@ -210,6 +282,12 @@ export interface Runtime extends CommandRunner {
   /** stopContainer sends SIGTERM, waits up to timeoutSeconds, then SIGKILLs; resolves once it has exited. */
   stopContainer(containerId: string, timeoutSeconds: number): Promise<void>;
   removeContainer(containerId: string): Promise<void>;
+  /**
+   * reopenContainerLog makes a running container write to a new file at its log path (CRI
+   * ReopenContainerLog: the kubelet renamed the old one to rotate it). Rejects when the
+   * container is not running; then no new log file is created.
+   */
+  reopenContainerLog(containerId: string): Promise<void>;
   containerStatus(containerId: string): Promise<ContainerInfo>;
   listContainers(filter?: ContainerFilter): Promise<ContainerInfo[]>;
   /**
@@ -225,6 +303,11 @@ export interface Runtime extends CommandRunner {
    * not running.
    */
   execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession>;
+  /**
+   * streamingUrl returns the URL of the runtime's own streaming server for an exec, attach or
+   * port-forward (CRI); a runtime without one (the process runtime) leaves it undefined.
+   */
+  streamingUrl?(request: StreamingRequest): Promise<string>;
 
   /** close releases the runtime's own resources; containers keep running unless the runtime cannot outlive the agent. */
   close(): Promise<void>;

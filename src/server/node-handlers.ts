@@ -38,6 +38,8 @@ export interface ProbeHistoryList {
   items: ProbeHistoryEntry[];
   /** With a range query: the older runs folded into segments (docs/console.md). */
   segments?: ProbeHistorySegment[];
+  /** Without one: the whole window as runs of identical results, oldest first (what describe shows). */
+  runs?: ProbeHistorySegment[];
 }
 
 /** podProbes serves GET /api/v1/namespaces/{ns}/pods/{name}/probes (beyond the API server: probe history). */
@@ -51,6 +53,6 @@ export function podProbes(ctx: RequestContext): void {
     sendJson(ctx.res, 200, { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: range.items, segments: range.segments } satisfies ProbeHistoryList);
     return;
   }
-  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: ctx.api.probeHistory(ns, name) };
+  const list: ProbeHistoryList = { kind: "ProbeHistoryList", apiVersion: "probelet/v1alpha1", metadata, items: ctx.api.probeHistory(ns, name), runs: ctx.api.probeHistoryRuns(ns, name) };
   sendJson(ctx.res, 200, list);
 }

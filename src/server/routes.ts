@@ -16,16 +16,17 @@ export const ROUTES: readonly Route[] = [
 ];
 
 /** RouteMatch is a matched route with its decoded path parameters. */
-export interface RouteMatch {
-  route: Route;
+export interface RouteMatch<R extends { pattern: string } = Route> {
+  route: R;
   params: Record<string, string>;
 }
 
 /**
  * matchRoute finds the route for a path ("/api/v1/namespaces/default/pods/web"). Segments are
- * percent-decoded; an empty or undecodable segment matches nothing (404).
+ * percent-decoded; an empty or undecodable segment matches nothing (404). Any table of patterns
+ * will do (the daemon endpoint has its own).
  */
-export function matchRoute(pathname: string, routes: readonly Route[] = ROUTES): RouteMatch | undefined {
+export function matchRoute<R extends { pattern: string } = Route>(pathname: string, routes: readonly R[] = ROUTES as unknown as readonly R[]): RouteMatch<R> | undefined {
   const segments = pathname.split("/").slice(1);
   for (const route of routes) {
     const pattern = route.pattern.split("/").slice(1);
@@ -42,6 +43,16 @@ export function matchRoute(pathname: string, routes: readonly Route[] = ROUTES):
     if (matched) return { route, params };
   }
   return undefined;
+}
+
+/**
+ * malformedEscape returns the first malformed percent escape of a request path ("%zz", "%4"),
+ * or undefined when there is none: Go's url.ParseRequestURI refuses such a path, and the API
+ * server and the kubelet answer it 400 before any handler runs.
+ */
+export function malformedEscape(path: string): string | undefined {
+  const match = /%(?![0-9A-Fa-f]{2})[\s\S]{0,2}/.exec(path);
+  return match === null ? undefined : match[0];
 }
 
 function decodeSegment(segment: string): string | undefined {

@@ -232,3 +232,29 @@ test("requests wait for the ready promise before they are routed; /healthz answe
   assert.equal(res.status, 200);
   assert.deepEqual(((await res.json()) as { items: { metadata: { name: string } }[] }).items.map((p) => p.metadata.name), ["restored"]);
 });
+
+/** rawRequest sends one request line as it is (fetch would re-encode the path) and resolves with the whole answer. */
+async function rawRequest(port: number, head: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (d: Buffer) => (received += d.toString()));
+  const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)));
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.write(`${head}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  const answer = await within(ended, 5000, "no answer within 5 s");
+  socket.destroy();
+  return answer;
+}
+
+test("a malformed percent escape in the path is a 400 BadRequest at once, before authentication, never a hung connection", async (t) => {
+  const { server } = await start(t, { token: "s3cret-token" });
+  for (const [path, escape] of [["/api/v1/namespaces/%zz/pods", "%zz"], ["/api/v1/namespaces/default/pods/web%4", "%4"], ["/console/explain/%/web", "%/w"]]) {
+    const answer = await rawRequest(server.address.port, `GET ${path} HTTP/1.1`);
+    assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/, path);
+    const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4)) as { reason: string; message: string };
+    assert.deepEqual({ reason: body.reason, message: body.message }, { reason: "BadRequest", message: `invalid URL escape "${escape}"` }, path);
+  }
+  const upgrade = await rawRequest(server.address.port, "GET /api/v1/namespaces/default/pods/%zz/exec HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket");
+  assert.match(upgrade, /^HTTP\/1\.1 400 /);
+  assert.match(await rawRequest(server.address.port, "GET /api/v1/namespaces/my%20ns/pods HTTP/1.1"), /^HTTP\/1\.1 401 /, "a well-formed escape goes on to authentication");
+});

@@ -201,9 +201,11 @@ describe("Initialized", () => {
 });
 
 describe("PodReadyToStartContainers, updateCondition, formatConditionTime", () => {
-  test("PodReadyToStartContainers follows the sandbox", () => {
-    assert.deepEqual(generatePodReadyToStartContainersCondition(true), { type: "PodReadyToStartContainers", status: "True" });
-    assert.deepEqual(generatePodReadyToStartContainersCondition(false), { type: "PodReadyToStartContainers", status: "False" });
+  test("[case 225] TestGeneratePodReadyToStartContainersCondition (1.37): True with a ready sandbox; False, reason PodSandboxNotReady, with why", () => {
+    assert.deepEqual(generatePodReadyToStartContainersCondition(), { type: "PodReadyToStartContainers", status: "True" });
+    // kubernetes#135300: the False condition says why.
+    assert.deepEqual(generatePodReadyToStartContainersCondition("no pod sandbox exists"), { type: "PodReadyToStartContainers", status: "False", reason: "PodSandboxNotReady", message: "no pod sandbox exists" });
+    assert.deepEqual(generatePodReadyToStartContainersCondition("pod sandbox is not ready"), { type: "PodReadyToStartContainers", status: "False", reason: "PodSandboxNotReady", message: "pod sandbox is not ready" });
   });
 
   test("formatConditionTime renders whole seconds in UTC", () => {

@@ -147,6 +147,7 @@ export function generateInitializedCondition(
   containerStatuses: readonly ContainerStatus[] | undefined,
   initContainerStatuses: readonly ContainerStatus[] | undefined,
   phase: PodPhase | undefined,
+  oldConditions?: readonly PodCondition[],
 ): PodCondition {
   const initContainers = spec.initContainers ?? [];
   const statuses = allStatuses(containerStatuses, initContainerStatuses);
@@ -170,17 +171,47 @@ export function generateInitializedCondition(
   if (unknown.length > 0) messages.push(`containers with unknown status: ${goSlice(unknown)}`);
   if (incomplete.length > 0) messages.push(`containers with incomplete status: ${goSlice(incomplete)}`);
   if (messages.length > 0) {
+    // RestartAllContainersOnContainerExits (on in 1.37): init containers run again in an in-place
+    // restart, but a pod that was initialized stays so.
+    if (oldConditions?.some((c) => c.type === "Initialized" && c.status === "True")) return { type: "Initialized", status: "True" };
     return { type: "Initialized", status: "False", reason: ConditionReason.ContainersNotInitialized, message: messages.join(", ") };
   }
   return { type: "Initialized", status: "True" };
 }
 
+/** PodSandboxNotReady is the reason of a False PodReadyToStartContainers (kubelet types PodSandboxNotReadyReason). */
+export const POD_SANDBOX_NOT_READY = "PodSandboxNotReady";
+
+/**
+ * SandboxNotReadyMessage says why a new sandbox is needed (kubelet types PodSandboxNotReadyMsg*,
+ * returned by kuberuntime/util PodSandboxChanged): none exists, or the newest is not ready.
+ */
+export type SandboxNotReadyMessage = "no pod sandbox exists" | "pod sandbox is not ready";
+
 /**
  * generatePodReadyToStartContainersCondition is True once the pod sandbox (with networking)
- * exists, False while one still has to be created (kubelet generate.go).
+ * exists, else False with reason PodSandboxNotReady and why (kubelet generate.go, since
+ * kubernetes#135300). `notReady` is absent when the sandbox is ready.
  */
-export function generatePodReadyToStartContainersCondition(sandboxReady: boolean): PodCondition {
-  return { type: "PodReadyToStartContainers", status: sandboxReady ? "True" : "False" };
+export function generatePodReadyToStartContainersCondition(notReady?: SandboxNotReadyMessage): PodCondition {
+  if (notReady === undefined) return { type: "PodReadyToStartContainers", status: "True" };
+  return { type: "PodReadyToStartContainers", status: "False", reason: POD_SANDBOX_NOT_READY, message: notReady };
+}
+
+/** RESTART_ALL_CONTAINERS_STARTED is the reason of a True AllContainersRestarting (kubelet RestartAllContainersStarted). */
+export const RESTART_ALL_CONTAINERS_STARTED = "RestartAllContainersStarted";
+
+/**
+ * generateAllContainersRestartingCondition is kubelet GenerateAllContainersRestartingCondition,
+ * for a pod with a RestartAllContainers rule: False with PodCompleted or PodFailed in a terminal
+ * phase; True while a reset is asked for and containers are still to be removed (`restarting`);
+ * False otherwise.
+ */
+export function generateAllContainersRestartingCondition(phase: PodPhase | undefined, restarting: boolean): PodCondition {
+  if (phase === "Succeeded") return { type: "AllContainersRestarting", status: "False", reason: ConditionReason.PodCompleted };
+  if (phase === "Failed") return { type: "AllContainersRestarting", status: "False", reason: ConditionReason.PodFailed };
+  if (!restarting) return { type: "AllContainersRestarting", status: "False" };
+  return { type: "AllContainersRestarting", status: "True", reason: RESTART_ALL_CONTAINERS_STARTED, message: "container exited with restart policy rule" };
 }
 
 /**

@@ -31,7 +31,7 @@ test("QoS class: Burstable when a request differs from its limit, a container la
 
 test("status.qosClass is set from the spec when the status is built and then kept (kubelet generateAPIPodStatus)", () => {
   const guaranteed = pod([{ resources: { limits: both("1", "1Gi") } }]);
-  const input = { previous: undefined, initContainerStatuses: [], containerStatuses: [], sandboxReady: true, podIP: "", hostIP: "", startTime: 0, now: 0 };
+  const input = { previous: undefined, initContainerStatuses: [], containerStatuses: [], podIP: "", hostIP: "", startTime: 0, now: 0 };
   assert.equal(buildPodStatus({ ...input, pod: guaranteed }).qosClass, "Guaranteed");
   assert.equal(buildPodStatus({ ...input, pod: guaranteed, previous: { qosClass: "Burstable" } }).qosClass, "Burstable");
 });

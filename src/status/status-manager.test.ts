@@ -280,4 +280,36 @@ describe("StatusManager", () => {
     assert.equal(findContainerStatusById(status, ""), undefined);
     assert.equal(findContainerStatusById({}, "test://x"), undefined);
   });
+
+  test("[case 215] TestContainerTerminationMetric: a container newly Terminated counts once per pod status under its type, exit code and reason; init containers as init_container", () => {
+    const counted: string[] = [];
+    const known = new Map<string, Pod>();
+    const manager = new StatusManager({ clock: new FakeClock(0), podLookup: { getPodByUid: (uid) => known.get(uid) }, onContainerTerminated: (type, code, reason) => counted.push(`${type} ${code} ${reason}`) });
+    const pod = testPod(["test-container"]);
+    const terminated = (exitCode: number, reason: string) => ({ name: "test-container", ready: false, restartCount: 0, state: { terminated: { exitCode, reason } } });
+    manager.setPodStatus(pod, { phase: "Running", containerStatuses: [{ name: "test-container", ready: false, restartCount: 0, state: { running: {} } }] });
+    manager.setPodStatus(pod, { phase: "Succeeded", containerStatuses: [terminated(0, "Completed")] });
+    // The same terminated container in a later status is not counted again.
+    manager.setPodStatus(pod, { phase: "Succeeded", containerStatuses: [terminated(0, "Completed")], message: "again" });
+    const errorPod: Pod = { metadata: { name: "error-pod", namespace: "test", uid: "67890" }, spec: { containers: [{ name: "error-container" }], initContainers: [{ name: "init" }] } };
+    // A container already Terminated in the first status counts (nothing was cached before).
+    manager.setPodStatus(errorPod, {
+      phase: "Failed",
+      initContainerStatuses: [{ name: "init", ready: false, restartCount: 0, state: { terminated: { exitCode: 0, reason: "Completed" } } }],
+      containerStatuses: [{ name: "error-container", ready: false, restartCount: 0, state: { terminated: { exitCode: 1, reason: "Error" } } }],
+    });
+    assert.deepEqual(counted, ["container 0 Completed", "init_container 0 Completed", "container 1 Error"]);
+  });
+});
+
+test("a container that is not running is never made Ready, though a late readiness Success names its ID", () => {
+  const { manager, notified } = setup();
+  const exited = runningStatus({ c: "test://c1" });
+  exited.containerStatuses![0]!.state = { terminated: { exitCode: 1, reason: "Error" } };
+  manager.setPodStatus(testPod(), exited);
+  notified.length = 0;
+  manager.setContainerReadiness(UID, "test://c1", true);
+  assert.equal(manager.getPodStatus(UID)?.containerStatuses?.[0]?.ready, false);
+  assert.equal(manager.getPodStatus(UID)?.conditions?.find((c) => c.type === "Ready")?.status, "False");
+  assert.equal(notified.length, 0);
 });

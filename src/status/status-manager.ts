@@ -16,6 +16,9 @@ export interface PodLookup {
 /** StatusListener is told about every stored status (after setPodStatus or a setter changed it). */
 export type StatusListener = (uid: string, status: PodStatus) => void;
 
+/** ContainerType is the kubelet's container_type metric label value (metrics.go Container, InitContainer). */
+export type ContainerType = "container" | "init_container";
+
 /** StatusManagerOptions are the StatusManager's dependencies. */
 export interface StatusManagerOptions {
   /** Source of lastTransitionTime values. */
@@ -24,6 +27,11 @@ export interface StatusManagerOptions {
   podLookup: PodLookup;
   /** Logger for the setters' no-op messages (default: silent). */
   logger?: Logger;
+  /**
+   * Told once per container that turns Terminated in a stored status (kubelet
+   * kubelet_terminated_containers_total{container_type, exit_code, reason}).
+   */
+  onContainerTerminated?: (containerType: ContainerType, exitCode: number, reason: string) => void;
 }
 
 /** VersionedStatus is one cache entry; `version` grows by one on every store (kubelet versionedPodStatus). */
@@ -39,6 +47,7 @@ export class StatusManager implements PodStatusProvider {
   private readonly clock: Clock;
   private readonly podLookup: PodLookup;
   private readonly log: Logger;
+  private readonly onContainerTerminated: StatusManagerOptions["onContainerTerminated"];
   /** Invariant: entries are private deep copies, replaced (never mutated) on every update. */
   private readonly statuses = new Map<string, VersionedStatus>();
   private readonly listeners = new Set<StatusListener>();
@@ -49,6 +58,7 @@ export class StatusManager implements PodStatusProvider {
     this.clock = options.clock;
     this.podLookup = options.podLookup;
     this.log = (options.logger ?? silentLogger).child("status");
+    this.onContainerTerminated = options.onContainerTerminated;
   }
 
   /**
@@ -58,7 +68,7 @@ export class StatusManager implements PodStatusProvider {
   setPodStatus(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata.uid;
     if (uid === undefined || uid === "") throw new TypeError("setPodStatus: pod has no metadata.uid");
-    this.store(uid, structuredClone(status));
+    this.store(uid, structuredClone(status), pod.status);
   }
 
   /**
@@ -122,6 +132,13 @@ export class StatusManager implements PodStatusProvider {
       this.log.debug("Container readiness unchanged", { ready, pod: podName(pod), containerID: containerId });
       return;
     }
+    // A container that is not running is never Ready: a probe's Success that lands after the
+    // container exited (on another pod's server, say) is not written. The kubelet writes it and
+    // undoes it at its next sync (UpdatePodStatus: not running → not ready).
+    if (ready && container.state?.running === undefined) {
+      this.log.debug("Container not running, readiness not set", { pod: podName(pod), containerID: containerId });
+      return;
+    }
     const status = structuredClone(cached);
     findContainerStatusById(status, containerId)!.ready = ready;
     const now = formatConditionTime(this.clock.now());
@@ -152,6 +169,14 @@ export class StatusManager implements PodStatusProvider {
     this.store(podUid, status);
   }
 
+  /** recordTerminations counts the containers that a stored status newly shows Terminated. */
+  private recordTerminations(old: PodStatus | undefined, next: PodStatus): void {
+    const record = this.onContainerTerminated;
+    if (record === undefined) return;
+    recordTerminationsOf(old?.initContainerStatuses, next.initContainerStatuses, "init_container", record);
+    recordTerminationsOf(old?.containerStatuses, next.containerStatuses, "container", record);
+  }
+
   /** lookup applies the first three no-op checks shared by both setters, logging each. */
   private lookup(podUid: string, containerId: string, what: "readiness" | "startup"): { pod: Pod; cached: PodStatus; container: ContainerStatus } | undefined {
     const pod = this.podLookup.getPodByUid(podUid);
@@ -172,11 +197,15 @@ export class StatusManager implements PodStatusProvider {
     return { pod, cached, container };
   }
 
-  /** store replaces the pod's entry with `status` (already a private copy) and notifies. */
-  private store(uid: string, status: PodStatus): void {
+  /**
+   * store replaces the pod's entry with `status` (already a private copy) and notifies.
+   * `uncached` stands for the old status when none is cached (the pod object's own status).
+   */
+  private store(uid: string, status: PodStatus, uncached?: PodStatus): void {
+    const cached = this.statuses.get(uid);
+    this.recordTerminations(cached?.status ?? uncached, status);
     // kubelet status manager: a status equal to the cached one is dropped (no version bump, no sync).
     const json = JSON.stringify(status);
-    const cached = this.statuses.get(uid);
     if (cached?.json === json) return;
     const version = (cached?.version ?? 0) + 1;
     this.statuses.set(uid, { status, version, json });
@@ -188,6 +217,18 @@ export class StatusManager implements PodStatusProvider {
         this.log.error("Pod status listener failed", { podUID: uid, err });
       }
     }
+  }
+}
+
+/**
+ * recordTerminationsOf calls `record` for each container of `next` that is Terminated while it was
+ * not in `old` (or was not there at all): kubelet updateStatusInternal, checkAndRecordTerminations.
+ */
+function recordTerminationsOf(old: readonly ContainerStatus[] | undefined, next: readonly ContainerStatus[] | undefined, type: ContainerType, record: (type: ContainerType, exitCode: number, reason: string) => void): void {
+  for (const c of next ?? []) {
+    const terminated = c.state?.terminated;
+    if (terminated === undefined) continue;
+    if (old?.find((o) => o.name === c.name)?.state?.terminated === undefined) record(type, terminated.exitCode, terminated.reason ?? "");
   }
 }
 

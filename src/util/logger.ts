@@ -1,6 +1,7 @@
-// A small structured logger: JSON lines to stderr, levels, and named subsystems that can
-// be enabled with PROBELET_TRACE=worker,prober (grpc-js style tracers). Keys follow the
-// kubelet's vocabulary (probeType, pod, podUID, containerName).
+// A small structured logger: JSON lines to stderr (or lines in another format, to another
+// stream: the live view of `probelet run`), levels, and named subsystems that can be enabled with
+// PROBELET_TRACE=worker,prober (grpc-js style tracers). Keys follow the kubelet's vocabulary
+// (probeType, pod, podUID, containerName).
 
 /** LogLevel orders log severities. */
 export type LogLevel = "trace" | "debug" | "info" | "warn" | "error";
@@ -23,8 +24,19 @@ export interface Logger {
   isEnabled(level: LogLevel): boolean;
 }
 
+/** LogRecord is one log line before it is written: time (RFC 3339), level, subsystem, message, fields. */
+export interface LogRecord {
+  ts: string;
+  level: LogLevel;
+  sub: string | undefined;
+  msg: string;
+  fields: LogFields;
+}
+
 /** JsonLoggerOptions configure createLogger. */
 export interface JsonLoggerOptions {
+  /** How a record becomes a line, newline included (default: one JSON object). */
+  format?: (record: LogRecord) => string;
   /** Minimum level written (default "info"). */
   level?: LogLevel;
   /** Subsystems traced at every level, e.g. from PROBELET_TRACE ("all" enables every one). */
@@ -49,8 +61,7 @@ class JsonLogger implements Logger {
 
   private log(level: LogLevel, msg: string, fields?: LogFields): void {
     if (!this.isEnabled(level)) return;
-    const line = { ts: new Date(this.opts.now()).toISOString(), level, sub: this.subsystem || undefined, msg, ...fields };
-    this.opts.write(JSON.stringify(line, errorReplacer) + "\n");
+    this.opts.write(this.opts.format({ ts: new Date(this.opts.now()).toISOString(), level, sub: this.subsystem || undefined, msg, fields: fields ?? {} }));
   }
 
   trace(msg: string, fields?: LogFields): void {
@@ -73,8 +84,14 @@ class JsonLogger implements Logger {
   }
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
+/** errorReplacer writes an Error as its message (JSON.stringify would write `{}`). */
+export function errorReplacer(_key: string, value: unknown): unknown {
   return value instanceof Error ? value.message : value;
+}
+
+/** jsonLine is the default format: `{"ts":…,"level":…,"sub":…,"msg":…,…fields}`. */
+function jsonLine(record: LogRecord): string {
+  return JSON.stringify({ ts: record.ts, level: record.level, sub: record.sub, msg: record.msg, ...record.fields }, errorReplacer) + "\n";
 }
 
 /** createLogger builds a JSON-lines logger; PROBELET_TRACE names subsystems to trace. */
@@ -83,6 +100,7 @@ export function createLogger(options: JsonLoggerOptions = {}): Logger {
   return new JsonLogger(
     {
       level: options.level ?? "info",
+      format: options.format ?? jsonLine,
       trace,
       write: options.write ?? ((line) => process.stderr.write(line)),
       now: options.now ?? (() => new Date().getTime()),

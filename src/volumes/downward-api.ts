@@ -85,12 +85,14 @@ function resourceAmount(container: Container, resource: string, node: NodeAlloca
 
 /**
  * containerResourceValue renders a resourceFieldRef: the amount divided by the divisor (default
- * 1), rounded up; CPU in millicores before division (convertResourceCPUToString and
+ * 1, as is a zero divisor: ExtractContainerResourceValue), rounded up; CPU in millicores before division (convertResourceCPUToString and
  * convertResourceMemoryToString).
  */
 export function containerResourceValue(fs: ResourceFieldSelector, container: Container, node: NodeAllocatable): string {
   const amount = resourceAmount(container, fs.resource, node);
-  const divisor = fs.divisor === undefined || fs.divisor === "" || fs.divisor === 0 ? 1 : parseQuantityExact(String(fs.divisor)) ?? 1;
+  // An unset divisor, or the "0" the API server defaults it to, is 1.
+  const given = fs.divisor === undefined || fs.divisor === "" ? undefined : parseQuantityExact(String(fs.divisor));
+  const divisor = given === undefined || given === 0 ? 1 : given;
   if (fs.resource.endsWith(".cpu")) return String(Math.ceil(Math.round(amount * 1000) / Math.round(divisor * 1000)));
   return String(Math.ceil(amount / divisor));
 }

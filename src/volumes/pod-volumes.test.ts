@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readlink, rm, stat, statfs, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Pod, Volume } from "../api/types.js";
 import { MemoryConfigObjects } from "./config-objects.js";
-import { containerMounts, PodVolumes } from "./pod-volumes.js";
+import { PodVolumes } from "./pod-volumes.js";
+import { mountsBelow, SUBPATH_DIR } from "./subpath.js";
+import { isTmpfsMount, mountsUnder, parseMountInfo } from "./tmpfs-mounts.js";
 
 const node = { cpu: 2, memory: 2 ** 30, ephemeralStorage: 2 ** 30 };
 
@@ -114,20 +116,33 @@ test("hostPath types are checked as the kubelet checks them; *OrCreate types cre
   });
 });
 
-test("containerMounts: subPath inside the volume (created when missing), projected volumes read-only, escapes refused", async () => {
+const noRoot = process.getuid?.() === 0 ? false : "subPath binds need root (mount)";
+
+test("containerMounts: a subPath is made inside its volume and bound at volume-subpaths/<volume>/<container>/<index>; projected volumes read-only; an escape refused; tearDown unmounts first", { skip: noRoot }, async () => {
   await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
     const result = await setUp(root, [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: { items: [{ path: "n", fieldRef: { fieldPath: "metadata.name" } }] } }]);
     assert.ok(result.ok);
-    const volumes: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
+    const declared: Volume[] = [{ name: "e", emptyDir: {} }, { name: "d", downwardAPI: {} }];
     const e = result.paths.get("e")!;
-    const mounts = await containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, volumes, result.paths);
-    assert.deepEqual(mounts, [
-      { hostPath: join(e, "sub/dir"), containerPath: "/cache", readonly: false },
-      { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
-    ]);
-    await mkdir(join(e, "x"));
-    await symlink("/etc", join(e, "x/out"));
-    await assert.rejects(containerMounts({ name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, volumes, result.paths), /failed to prepare subPath for volumeMount "e" of container "app"/);
+    const target = join(root, "volumes", "uid-1", SUBPATH_DIR, "e", "app", "0");
+    try {
+      const mounts = await volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/cache", subPath: "sub/dir" }, { name: "d", mountPath: "/info" }] }, declared, result.paths);
+      assert.deepEqual(mounts, [
+        { hostPath: target, containerPath: "/cache", readonly: false },
+        { hostPath: result.paths.get("d")!, containerPath: "/info", readonly: true },
+      ]);
+      assert.equal((await stat(join(e, "sub/dir"))).mode & 0o777, 0o777, "the emptyDir's mode");
+      await writeFile(join(e, "sub/dir/f"), "x");
+      assert.equal(await readFile(join(target, "f"), "utf8"), "x", "the bind shows the subPath");
+      await mkdir(join(e, "x"));
+      await symlink("/etc", join(e, "x/out"));
+      await assert.rejects(volumes.containerMounts("uid-1", { name: "app", volumeMounts: [{ name: "e", mountPath: "/m", subPath: "x/out" }] }, declared, result.paths), /^MountError: failed to prepare subPath for volumeMount "e" of container "app"$/);
+    } finally {
+      await volumes.tearDown("uid-1");
+    }
+    assert.deepEqual(mountsBelow(root), []);
+    await assert.rejects(stat(join(root, "volumes", "uid-1")));
   });
 });
 
@@ -184,10 +199,11 @@ test("projected kube-api-access volume: the bound token, kube-root-ca.crt and th
     assert.ok((await volumes.setUp(ctx)).ok);
     assert.equal(await readFile(join(dir, "token"), "utf8"), "jwt-2");
     assert.notEqual(await readlink(join(dir, "..data")), before, "the new token went into a new timestamped directory");
-    // With an fsGroup the token file is 0600, as the projected plugin writes it before SetVolumeOwnership.
-    const grouped = { ...ctx, pod: { ...pod, spec: { ...pod.spec, securityContext: { fsGroup: 2000 } } } };
+    // With an fsGroup the projected plugin writes the token 0600, then SetVolumeOwnership adds
+    // group read (a read-only volume): 0640.
+    const grouped = { ...ctx, pod: { ...pod, spec: { ...pod.spec, securityContext: { fsGroup: process.getgid!() } } } };
     assert.ok((await volumes.setUp(grouped)).ok);
-    assert.equal((await stat(join(dir, "token"))).mode & 0o777, 0o600);
+    assert.equal((await stat(join(dir, "token"))).mode & 0o777, 0o640);
   });
 });
 
@@ -197,5 +213,83 @@ test("projected volume: every failed source is reported together, and a token pr
     assert.deepEqual(result.ok ? [] : result.failures.map((f) => f.message), [
       `MountVolume.SetUp failed for volume "${kubeApiAccess.name}" : [cannot use TokenManager when kubelet is in standalone mode, configmap "kube-root-ca.crt" not found]`,
     ]);
+  });
+});
+
+test("emptyDir: the directory is 0777 whatever the agent's umask (the kubelet chmods it)", async () => {
+  await withDir(async (root) => {
+    const old = process.umask(0o077);
+    try {
+      const result = await setUp(root, [{ name: "e", emptyDir: {} }]);
+      assert.ok(result.ok);
+      assert.equal((await stat(result.paths.get("e")!)).mode & 0o7777, 0o777);
+    } finally {
+      process.umask(old);
+    }
+  });
+});
+
+test("fsGroup: volumes get the group, group read/write (read only for configMap), directories setgid", async () => {
+  await withDir(async (root) => {
+    const gid = process.getgid!();
+    const objects = new MemoryConfigObjects();
+    objects.putConfigMap({ metadata: { name: "cfg" }, data: { a: "1" } });
+    const pod = podWith([{ name: "e", emptyDir: {} }, { name: "c", configMap: { name: "cfg", defaultMode: 0o400 } }]);
+    pod.spec.securityContext = { fsGroup: gid };
+    const volumes = new PodVolumes(join(root, "volumes"));
+    const result = await volumes.setUp({ pod, objects, addresses: { podIP: "", hostIP: "" }, node });
+    assert.ok(result.ok);
+    const e = await stat(result.paths.get("e")!);
+    assert.equal(e.mode & 0o7777, 0o2777);
+    assert.equal(e.gid, gid);
+    const file = await stat(join(result.paths.get("c")!, "a"));
+    assert.equal(file.mode & 0o777, 0o440, "0400 plus group read");
+    assert.equal(file.gid, gid);
+    const data = await stat(join(result.paths.get("c")!, "..data"));
+    assert.equal(data.gid, gid);
+  });
+});
+
+test("emptyDir medium Memory: a tmpfs sized by sizeLimit (root), unmounted when the pod's volumes are torn down", { skip: process.getuid?.() !== 0 ? "mounting a tmpfs needs root" : false }, async () => {
+  await withDir(async (root) => {
+    const volumes = new PodVolumes(join(root, "volumes"));
+    const pod = podWith([{ name: "m", emptyDir: { medium: "Memory", sizeLimit: "8Mi" } }]);
+    const result = await volumes.setUp({ pod, objects: new MemoryConfigObjects(), addresses: { podIP: "", hostIP: "" }, node });
+    assert.ok(result.ok);
+    const dir = result.paths.get("m")!;
+    try {
+      assert.ok(await isTmpfsMount(dir), "a tmpfs is mounted on the volume");
+      assert.equal((await statfs(dir)).blocks * (await statfs(dir)).bsize, 8 * 1024 * 1024);
+      assert.equal((await stat(dir)).mode & 0o7777, 0o1777, "the tmpfs root keeps its 1777, as the kubelet's chmod came before the mount");
+      // A second sync finds the mount and does not stack another.
+      assert.ok((await volumes.setUp({ pod, objects: new MemoryConfigObjects(), addresses: { podIP: "", hostIP: "" }, node })).ok);
+      assert.equal(mountsUnder(parseMountInfo(await readFile("/proc/self/mountinfo", "utf8")), dir).length, 1);
+    } finally {
+      await volumes.tearDown("uid-1");
+    }
+    assert.equal(await isTmpfsMount(dir), false);
+    await assert.rejects(stat(join(root, "volumes", "uid-1")), { code: "ENOENT" });
+  });
+});
+
+test("a missing subPath is made with its volume's mode, setgid included, whatever the umask (makeMounts with SafeMakeDir)", { skip: noRoot }, async () => {
+  await withDir(async (root) => {
+    const old = process.umask(0o077);
+    try {
+      const pod = podWith([{ name: "e", emptyDir: {} }]);
+      pod.spec.securityContext = { fsGroup: process.getgid!() };
+      const volumes = new PodVolumes(join(root, "volumes"));
+      const result = await volumes.setUp({ pod, objects: new MemoryConfigObjects(), addresses: { podIP: "", hostIP: "" }, node });
+      assert.ok(result.ok);
+      try {
+        const [mount] = await volumes.containerMounts("uid-1", { name: "app", image: "img", volumeMounts: [{ name: "e", mountPath: "/t", subPath: "a/b" }] }, pod.spec.volumes!, result.paths);
+        assert.equal((await stat(mount!.hostPath)).mode & 0o7777, 0o2777);
+        assert.equal((await stat(join(result.paths.get("e")!, "a"))).mode & 0o7777, 0o2777);
+      } finally {
+        await volumes.tearDown("uid-1");
+      }
+    } finally {
+      process.umask(old);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Pod } from "../api/types.js";
-import { referencedNames, referencesObject } from "./volume-payload.js";
+import { MemoryConfigObjects } from "./config-objects.js";
+import { referencedNames, referencesObject, volumePayload } from "./volume-payload.js";
 
 test("referencedNames finds every ConfigMap and Secret a pod reads: env, envFrom, init containers, configMap, secret and projected volumes", () => {
   const pod: Pod = {
@@ -30,4 +31,14 @@ test("referencedNames finds every ConfigMap and Secret a pod reads: env, envFrom
   assert.deepEqual([...referencedNames(pod, "Secret")].sort(), ["init-secret", "key-secret", "proj-secret", "vol-secret"]);
   assert.equal(referencesObject(pod, "Secret", "proj-secret"), true);
   assert.equal(referencesObject(pod, "ConfigMap", "vol-secret"), false);
+});
+
+test("#139168: a Secret value that is not UTF-8 is written to its file as its exact bytes (secret and projected volumes)", async () => {
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  const objects = new MemoryConfigObjects();
+  objects.putSecret({ metadata: { name: "bin", namespace: "default" }, data: { key: raw.toString("base64") } });
+  const pod: Pod = { metadata: { name: "p", namespace: "default", uid: "u" }, spec: { containers: [{ name: "c" }] } };
+  const ctx = { pod, objects, addresses: { podIP: "10.0.0.1", hostIP: "10.0.0.2" }, node: { cpu: 1, memory: 1, ephemeralStorage: 1 } };
+  assert.deepEqual((await volumePayload(ctx, { name: "s", secret: { secretName: "bin" } })).get("key")?.data, raw);
+  assert.deepEqual((await volumePayload(ctx, { name: "p", projected: { sources: [{ secret: { name: "bin" } }] } })).get("key")?.data, raw);
 });

@@ -1,11 +1,14 @@
 // The web console in a real browser (Debian's chromium driven by playwright-core): a real
 // `probelet run` agent, logged in through `probelet console`, shows a pod that fails liveness
 // with its failures, the kill and the restart on the timeline; the pod list follows the watch
-// without a reload; requests without the owner's credentials and a spent login code get 401.
+// without a reload; requests without the owner's credentials, a spent login code, and the
+// session cookie another port's server receives from the browser all get 401; Secrets are not
+// readable with the session; "Log out" ends it.
 // Skipped when /usr/bin/chromium is missing (scripts/browser.sh installs it).
 import assert from "node:assert/strict";
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,7 +43,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 test(
-  "console: a pod failing liveness shows failures, kill and restart on the timeline; the list follows the watch; no credentials or a spent code get 401",
+  "console: a pod failing liveness shows failures, kill and restart on the timeline; the list follows the watch; no credentials, a spent code or the cookie another port receives get in; Secrets stay closed; logout ends the session",
   { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: run scripts/browser.sh as root`, timeout: 120_000 },
   async (t) => {
     const dir = await mkdtemp(join(tmpdir(), "probelet-console-"));
@@ -50,7 +53,7 @@ test(
     await writeFile(
       manifest,
       [
-        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app",
+        "apiVersion: v1\nkind: Pod\nmetadata: { name: flaky, labels: { app: flaky } }\nspec:\n  terminationGracePeriodSeconds: 2\n  containers:\n    - name: app\n      image: busybox",
         `      command: ["sh", "-c", "touch ${heartbeat}; echo started; sleep 4; rm -f ${heartbeat}; echo heartbeat stopped; exec sleep 600"]`,
         `      livenessProbe: { exec: { command: ["sh", "-c", "if [ -e ${heartbeat} ]; then echo alive; else echo no heartbeat file; exit 1; fi"] }, periodSeconds: 1, failureThreshold: 3, timeoutSeconds: 1 }`,
         `      readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 }`,
@@ -72,13 +75,12 @@ test(
     const token = (await readFile(join(stateDir, "agent-token"), "utf8")).trim();
     const bearer = { Authorization: `Bearer ${token}` };
 
-    // Nobody else gets in: no cookie and no token → 401, for the console and the API alike.
-    assert.equal((await fetch(`${api}/`)).status, 401);
+    // Nobody else gets in: no session and no token → 401 for the API and a login code.
     assert.equal((await fetch(`${api}/api/v1/pods`)).status, 401);
     assert.equal((await fetch(`${api}/console/login-codes`, { method: "POST" })).status, 401);
 
     const { stdout } = await promisify(execFile)(process.execPath, [cli, "console", "--no-open", "--state-dir", stateDir]);
-    const login = /(http:\/\/\S+\/console\/login\?code=\S+)/.exec(stdout)?.[1];
+    const login = /(http:\/\/\S+\/#\/login\/\S+)/.exec(stdout)?.[1];
     assert.ok(login, `probelet console printed no login URL: ${stdout}`);
     assert.ok(!login.includes(token), "the login URL must not carry the API token");
 
@@ -94,20 +96,46 @@ test(
     await page.goto(login);
     await page.waitForSelector('tr[data-pod="flaky"]', { timeout: 15_000 });
     assert.match(await page.getAttribute('[data-testid="watch-status"]', "class") ?? "", /watch-live/);
+    assert.equal(new URL(page.url()).hash, "#/pods", "the code left the address bar");
 
-    // A spent login code opens nothing, in any browser.
+    // A spent login code opens nothing, in any browser; the page says how to get in.
     const second = await browser.newContext();
     const again = await second.newPage();
-    const response = await again.goto(login);
-    assert.equal(response?.status(), 401);
+    await again.goto(login);
+    await again.waitForSelector('[data-testid="signed-out"] .error', { timeout: 10_000 });
+    assert.match((await again.textContent('[data-testid="signed-out"]')) ?? "", /login code is unknown, used or expired[\s\S]*probelet console/);
     assert.equal((await again.request.get(`${api}/api/v1/pods`)).status(), 401);
     await second.close();
+
+    // Another port of 127.0.0.1 gets the session cookie from this browser (cookies are not
+    // scoped by port), but not the key: replayed, the cookie opens nothing.
+    const cookies: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      cookies.push(req.headers.cookie ?? "");
+      res.end("elsewhere");
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    t.after(() => new Promise<void>((resolve) => elsewhere.close(() => resolve())));
+    const otherPage = await context.newPage();
+    await otherPage.goto(`http://127.0.0.1:${(elsewhere.address() as { port: number }).port}/`);
+    await otherPage.close();
+    const stolen = cookies.find((c) => c.includes(`probelet_session_${port}=`));
+    assert.ok(stolen, `the other port received no session cookie: ${JSON.stringify(cookies)}`);
+    assert.equal((await fetch(`${api}/api/v1/pods`, { headers: { Cookie: stolen } })).status, 401);
+    assert.equal((await fetch(`${api}/console/explain/default/flaky`, { headers: { Cookie: stolen } })).status, 401);
+    // The page itself reads pods with its key, and no Secret.
+    const seen = await page.evaluate(`(async () => {
+      const key = sessionStorage.getItem("probelet-session-key") ?? "";
+      const read = (path) => fetch(path, { headers: { "X-Probelet-Session-Key": key } }).then((r) => r.status);
+      return { pods: await read("/api/v1/pods"), secrets: await read("/api/v1/namespaces/default/secrets") };
+    })()`);
+    assert.deepEqual(seen, { pods: 200, secrets: 403 });
 
     // The list follows the watch: a pod created through the API appears without a reload.
     const created = await fetch(`${api}/api/v1/namespaces/default/pods`, {
       method: "POST",
       headers: { ...bearer, "Content-Type": "application/json" },
-      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", command: ["sleep", "600"] }] } }),
+      body: JSON.stringify({ metadata: { name: "late" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "600"] }] } }),
     });
     assert.equal(created.status, 201);
     await page.waitForSelector('tr[data-pod="late"]', { timeout: 10_000 });
@@ -140,6 +168,15 @@ test(
     const screenshot = process.env["PROBELET_CONSOLE_SCREENSHOT"] ?? join(dir, "console-timeline.png");
     await page.locator(".pod-grid").screenshot({ path: screenshot });
     assert.deepEqual(outside, [], "the console made requests outside the agent");
-    assert.doesNotMatch(agentLog, new RegExp(new URL(login).searchParams.get("code") ?? "unreachable"), "the login code must never be logged");
+    const code = login.slice(login.indexOf("#/login/") + "#/login/".length);
+    assert.doesNotMatch(agentLog, new RegExp(code), "the login code must never be logged");
+
+    // Log out: the session ends at the agent; its cookie and key open nothing any more.
+    const key = await page.evaluate<string | null>(`sessionStorage.getItem("probelet-session-key")`);
+    const cookie = (await context.cookies(api)).find((c) => c.name === `probelet_session_${port}`);
+    assert.ok(key !== null && cookie !== undefined);
+    await page.click("button.logout");
+    await page.waitForSelector('[data-testid="signed-out"]', { timeout: 10_000 });
+    assert.equal((await fetch(`${api}/api/v1/pods`, { headers: { Cookie: `${cookie.name}=${cookie.value}`, "X-Probelet-Session-Key": key } })).status, 401);
   },
 );

@@ -1,4 +1,4 @@
-// probelet as a node of a real v1.20.2 control plane (scripts/control-plane.sh): two agents on
+// probelet as a node of a real v1.37.2 control plane (scripts/control-plane.sh): two agents on
 // the process runtime, each authenticated as system:node:<name> with only what the Node
 // authorizer and NodeRestriction give a kubelet, run the scheduler's pods, and kubectl, the
 // EndpointSlice controller and the node controller see them as they would see a kubelet's.
@@ -9,14 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { kubectlEnv } from "../kube-clients/kubectl-env.js";
 import { kubectl, readControlPlaneEnv, type ControlPlaneEnv } from "./control-plane-env.js";
 import { admin, adminJson, NodeAgent, waitFor } from "./node-agent.js";
 
 const shared = readControlPlaneEnv();
-const clients = kubectlEnv();
 const missingNodes = shared.env !== undefined && !(shared.env.nodeKubeconfigs.has("probelet-a") && shared.env.nodeKubeconfigs.has("probelet-b")) ? "the control plane has no kubeconfigs for nodes probelet-a and probelet-b" : false;
-const skip = shared.skip || clients.skip || missingNodes;
+const skip = shared.skip || missingNodes;
 const criSkip = skip || (process.env["PROBELET_CRI_SOCKET"] ? false : "the private containerd is not running (source /tmp/cri-env.sh after scripts/containerd.sh start)");
 /** The busybox image scripts/containerd.sh builds (test/e2e/cri-pod-kit.ts). */
 const CRI_BUSYBOX_IMAGE = "localhost/probelet/busybox:1";
@@ -25,7 +23,7 @@ interface Condition { type: string; status: string; reason?: string }
 interface PodJson {
   metadata: { name: string; uid: string; deletionTimestamp?: string };
   spec: { nodeName?: string };
-  status: { phase?: string; podIP?: string; conditions?: Condition[]; containerStatuses?: { restartCount: number; lastState?: { terminated?: { exitCode: number; reason?: string } } }[] };
+  status: { phase?: string; podIP?: string; conditions?: Condition[]; containerStatuses?: { restartCount: number; imageID?: string; lastState?: { terminated?: { exitCode: number; reason?: string } } }[] };
 }
 interface NodeJson { spec: { taints?: { key: string; value?: string; effect: string }[] }; status: { conditions: Condition[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } }
 interface SliceJson { items: { endpoints?: { addresses: string[]; conditions: { ready?: boolean }; targetRef?: { name: string } }[] }[] }
@@ -166,7 +164,7 @@ spec:
   assert.deepEqual(new Set(pods.map((p) => p.spec.nodeName)), new Set(["probelet-a", "probelet-b"]));
   // As root with the CNI plugins each process pod has its own IP (pod-network.test.ts checks them);
   // otherwise pods share their node's network and their address is the node's InternalIP, of which
-  // the 1.20 EndpointSlice controller keeps one endpoint per address. Either way every ready
+  // the EndpointSlice controller keeps one endpoint per address (measured on 1.20). Either way every ready
   // endpoint is at a web pod's status.podIP.
   const names = new Set(pods.map((p) => p.metadata.name));
   await waitFor("ready endpoints of the web pods at their pod IPs", 30_000, async () => {
@@ -331,7 +329,7 @@ test("an agent stopped longer than the node grace turns its node NotReady, and R
   await waitFor("probelet-b Ready again", 40_000, async () => ((await nodeReady("probelet-b")) === "True" ? true : undefined));
 });
 
-test("on CRI, a pod bound to the node runs in containerd, becomes Ready in the API server at the node's address, and kubectl logs reads it", { skip: criSkip, timeout: 120_000 }, async () => {
+test("on CRI, a pod bound to the node runs in containerd with its projected service-account token mounted, becomes Ready in the API server at the node's address with containerd's imageID, and kubectl logs reads it", { skip: criSkip, timeout: 120_000 }, async () => {
   // probelet-b moves to the CRI runtime: a fresh Node (taints are set at registration only).
   await nodeB.kill("SIGTERM");
   await admin(env, ["delete", "node", "probelet-b"]);
@@ -352,7 +350,7 @@ spec:
   - name: app
     image: ${CRI_BUSYBOX_IMAGE}
     imagePullPolicy: Never
-    command: ["sh", "-c", "echo hello from containerd; trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
+    command: ["sh", "-c", "echo hello from containerd in $(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace); trap 'exit 0' TERM; while :; do sleep 1 & wait $!; done"]
     readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
 `);
   const ready = await waitFor("cri-web Ready", 60_000, async () => {
@@ -360,8 +358,10 @@ spec:
     return condition(got?.status.conditions, "Ready") === "True" ? got : undefined;
   });
   assert.ok(ready.status.podIP !== undefined && ready.status.podIP !== "" && ready.status.podIP !== "127.0.0.1", `pod IP ${ready.status.podIP ?? "(none)"}`);
+  // kubelet convertToAPIContainerStatuses: imageID is containerd's image_ref.
+  assert.match(ready.status.containerStatuses?.[0]?.imageID ?? "", /^(sha256:[0-9a-f]{64}|\S+@sha256:[0-9a-f]{64})$/);
   const logs = await admin(env, ["logs", "-n", NAMESPACE, "cri-web"]);
-  assert.equal(logs, "hello from containerd\n");
+  assert.equal(logs, `hello from containerd in ${NAMESPACE}\n`);
 });
 
 test("on CRI, a liveness failure restarts the container, the API server shows it, and kubectl delete pod removes the pod", { skip: criSkip, timeout: 120_000 }, async () => {

@@ -97,7 +97,7 @@ export class NodeAgent {
   }
 }
 
-/** @internal For tests. admin runs kubectl 1.20 as the cluster admin and fails on a non-zero exit. */
+/** @internal For tests. admin runs kubectl 1.37 as the cluster admin and fails on a non-zero exit. */
 export async function admin(env: ControlPlaneEnv, args: readonly string[]): Promise<string> {
   const got = await kubectl(env.adminKubeconfig, args);
   if (got.code !== 0) throw new Error(`kubectl ${args.join(" ")}: ${got.stderr.trim()}`);

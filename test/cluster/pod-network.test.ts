@@ -3,37 +3,19 @@
 // on one node get distinct pod IPs, and both the EndpointSlice controller and the core Endpoints
 // controller (which refuses loopback addresses) list each of them.
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { kubectlEnv } from "../kube-clients/kubectl-env.js";
-import { releasePodNetworks } from "../pod-network-cleanup.js";
-import { kubectl, readControlPlaneEnv, type ControlPlaneEnv } from "./control-plane-env.js";
-import { admin, adminJson, NodeAgent, waitFor } from "./node-agent.js";
-import { PodNetwork } from "../../src/runtime/process/pod-network.js";
+import { type ControlPlaneEnv } from "./control-plane-env.js";
+import { admin, adminJson, type NodeAgent, waitFor } from "./node-agent.js";
+import { PodNetworkNode, podNetworkNodeSkip } from "./pod-network-node.js";
 import { parsePodCidr, cidrContains, type PodCidr } from "../../src/runtime/process/pod-cidr.js";
-import { supervisorAvailable } from "../../src/runtime/process/supervised-process.js";
-import { systemClock } from "../../src/util/clock.js";
-import { silentLogger } from "../../src/util/logger.js";
 
 const NODE = "probelet-d";
 const NAMESPACE = "probelet-podnet";
 const POD_CIDR = "10.88.253.0/24";
-/** A taint of this file's node, made before the agent registers: the scheduler's pods of other test files never land on it. */
-const OWN_TAINT = { key: "probelet.dev/test-file", value: "pod-network", effect: "NoSchedule" };
-
-async function networkSkip(): Promise<string | false> {
-  if (!(await supervisorAvailable())) return "the supervisor helper is not built (no C compiler)";
-  const reason = await new PodNetwork({ podCidr: POD_CIDR, bridge: "plpprobe" }, tmpdir(), () => Promise.reject(new Error("unused")), systemClock, silentLogger).unavailableReason();
-  return reason ?? false;
-}
-
-const shared = readControlPlaneEnv();
-const clients = kubectlEnv();
-const missingNode = shared.env !== undefined && !shared.env.nodeKubeconfigs.has(NODE) ? `the control plane has no kubeconfig for node ${NODE} (PROBELET_CP_NODES)` : false;
-const skip = shared.skip || clients.skip || missingNode || (await networkSkip());
+const SPEC = { node: NODE, namespace: NAMESPACE, podCidr: POD_CIDR, taintValue: "pod-network" };
+const skip = await podNetworkNodeSkip(SPEC);
 
 interface PodJson {
   metadata: { name: string };
@@ -44,33 +26,19 @@ interface SliceJson { items: { endpoints?: { addresses: string[]; conditions: { 
 interface EndpointsJson { subsets?: { addresses?: { ip: string }[] }[] }
 
 let env: ControlPlaneEnv;
+let own: PodNetworkNode;
 let node: NodeAgent;
 let work: string;
-let ipForward: string;
 
 before(async () => {
   if (skip) return;
-  env = shared.env!;
-  work = await mkdtemp(join(tmpdir(), "probelet-cluster-podnet-"));
-  ipForward = readFileSync("/proc/sys/net/ipv4/ip_forward", "utf8");
-  await kubectl(env.adminKubeconfig, ["create", "namespace", NAMESPACE]);
-  // The Node made beforehand with this file's taint: the agent's registration finds it, keeps its spec and patches its status.
-  const nodeFile = join(work, "node.json");
-  await writeFile(nodeFile, JSON.stringify({ apiVersion: "v1", kind: "Node", metadata: { name: NODE }, spec: { taints: [OWN_TAINT] } }));
-  await admin(env, ["apply", "-f", nodeFile]);
-  node = await NodeAgent.create(env, NODE, ["--pod-cidr", POD_CIDR]);
-  node.start();
+  own = await PodNetworkNode.start(SPEC);
+  ({ env, agent: node, work } = own);
 });
 
 after(async () => {
   if (skip) return;
-  // While the agent runs, so that it stops the namespace's pods and releases their networks.
-  await kubectl(env.adminKubeconfig, ["delete", "namespace", NAMESPACE, "--timeout=25s"]);
-  await node?.destroy();
-  releasePodNetworks(join(node.stateDir, "state"));
-  writeFileSync("/proc/sys/net/ipv4/ip_forward", ipForward);
-  await kubectl(env.adminKubeconfig, ["delete", "node", NODE, "--wait=false"]);
-  await rm(work, { recursive: true, force: true });
+  await own?.stop();
 });
 
 test("a Deployment's process pods on one node get distinct pod IPs in --pod-cidr, and the EndpointSlice and the core Endpoints list each of them", { skip, timeout: 120_000 }, async () => {
@@ -86,7 +54,7 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       nodeSelector: {kubernetes.io/hostname: ${NODE}}
-      tolerations: [{key: probelet.dev/runtime, operator: Equal, value: process, effect: NoSchedule}, {key: ${OWN_TAINT.key}, operator: Equal, value: ${OWN_TAINT.value}, effect: ${OWN_TAINT.effect}}]
+      tolerations: ${own.tolerations}
       terminationGracePeriodSeconds: 1
       containers:
       - name: web

@@ -13,6 +13,7 @@ import { after, type TestContext } from "node:test";
 import { Agent } from "../../src/agent/agent.js";
 import type { KubeEvent } from "../../src/agent/agent-api.js";
 import type { BackoffOptions } from "../../src/agent/backoff.js";
+import type { ContainerLogPolicy } from "../../src/agent/container-log-manager.js";
 import type { ContainerStatus, Pod } from "../../src/api/types.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 import type { ConfigObjects } from "../../src/volumes/config-objects.js";
@@ -44,6 +45,8 @@ export interface E2eOptions {
   backoff?: BackoffOptions;
   /** The ConfigMaps and Secrets the agent reads (config-volumes cases). */
   configObjects?: ConfigObjects;
+  /** Container log rotation (the log cases rotate small logs often). */
+  containerLogs?: ContainerLogPolicy;
 }
 
 /** E2eEnv is an agent, its runtime and its temp dir for one case. */
@@ -89,6 +92,7 @@ export class E2eEnv {
       logger: createLogger({ level: "warn", trace: [], write: (line) => agentLog.push(line.trimEnd()) }),
       ...(options.backoff ? { backoff: options.backoff } : {}),
       ...(options.configObjects ? { configObjects: options.configObjects } : {}),
+      ...(options.containerLogs ? { containerLogs: options.containerLogs } : {}),
     });
     const env: E2eEnv = new E2eEnv(factory, runtime, agent, dir, kit, agentLog);
     agent.watchPods((e) => env.podLog.push({ at: Date.now(), type: e.type, object: structuredClone(e.object) }));

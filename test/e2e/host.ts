@@ -1,6 +1,8 @@
 // Host helpers for the e2e harness: free loopback ports, process-group liveness, the test
-// process's descendants (for the leftover-process check) and a plain sleep.
+// process's descendants (for the leftover-process check), a plain sleep, and a GET on a
+// connection of its own.
 import { execFileSync } from "node:child_process";
+import { get } from "node:http";
 import { createServer } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 
@@ -63,4 +65,19 @@ export function descendants(pid: number = process.pid): { pid: number; args: str
 /** sleep waits `ms` milliseconds (tests may use timers). */
 export function sleep(ms: number): Promise<void> {
   return delay(ms);
+}
+
+/**
+ * getOnNewConnection GETs path from 127.0.0.1:port with a bearer token on a connection of its own
+ * (no keep-alive pool: each call is a client's first request) and resolves with the status.
+ */
+export function getOnNewConnection(port: number, path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = get({ port, host: "127.0.0.1", path, agent: false, headers: { Authorization: `Bearer ${token}` }, timeout: 5000 }, (res) => {
+      res.resume();
+      res.once("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.once("timeout", () => req.destroy(new Error("no answer within 5 s")));
+    req.once("error", reject);
+  });
 }

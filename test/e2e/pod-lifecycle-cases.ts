@@ -46,6 +46,31 @@ export function registerPodLifecycleCases(factory: RuntimeFactory): void {
     assert.ok(!phases.includes("Failed") && !phases.includes("Succeeded"), `phases of ${byRule}: ${phases.join(",")}`);
   });
 
+  test(`[${factory.name}] Pod lifecycle: RestartAllContainers (KEP-5532): an exit matching the rule restarts the whole pod in place, its init container first, with AllContainersRestarting True meanwhile`, options(90_000), async (t) => {
+    const env = await E2eEnv.start(t, factory);
+    const setup: Container = { name: "setup", ...env.kit.bash("exit 0") };
+    const main: Container = { name: "main", ...env.kit.agnhost("pause") };
+    const trigger: Container = { name: "trigger", ...env.kit.bash("sleep 2; exit 42"), restartPolicy: "Never", restartPolicyRules: [{ action: "RestartAllContainers", exitCodes: { operator: "In", values: [42] } }] };
+    const name = env.create(lifecyclePod(env.kit, "restart-all", [main, trigger], { initContainers: [setup], terminationGracePeriodSeconds: 5 })).metadata.name!;
+    const firstMain = await env.waitFor(name, "main to run", WAIT_MS, (p) => {
+      const s = containerStatusOf(p, "main");
+      return s?.state?.running ? s.containerID : undefined;
+    });
+    // The init container ran again, and the main container was replaced, not merely restarted by its own policy.
+    await env.waitFor(name, "the pod restarted in place", WAIT_MS, (p) => {
+      const init = p?.status?.initContainerStatuses?.find((c) => c.name === "setup");
+      const m = containerStatusOf(p, "main");
+      return (init?.restartCount ?? 0) >= 1 && m?.state?.running && m.containerID !== firstMain ? true : undefined;
+    });
+    const seen = env.podLog.filter((e) => e.object.metadata.name === name);
+    const restarting = seen.find((e) => e.object.status?.conditions?.some((c) => c.type === "AllContainersRestarting" && c.status === "True"));
+    assert.ok(restarting, "AllContainersRestarting True was stored");
+    assert.ok(seen.some((e) => containerStatusOf(e.object, "main")?.state?.waiting?.reason === "RestartingAllContainers"), "the removed main container waited as RestartingAllContainers");
+    assert.ok(seen.every((e) => e.object.status?.phase !== "Failed" && e.object.status?.phase !== "Succeeded"), "never terminal");
+    const killing = env.agent.listEvents(NAMESPACE).filter((e) => e.involvedObject.name === name && e.reason === "Killing").map((e) => e.message);
+    assert.ok(killing.includes("killing"), killing.join("; "));
+  });
+
   test(`[${factory.name}] Pod lifecycle: when the regular container completes, the sidecar is stopped at once and the pod goes Running → Succeeded`, options(60_000), async (t) => {
     const env = await E2eEnv.start(t, factory);
     const sidecar: Container = { name: "sidecar", ...env.kit.agnhost("pause"), restartPolicy: "Always" };

@@ -2,12 +2,12 @@
 // test/e2e/common/node/runtime.go, matchTerminationMessage): a pod with restartPolicy Never runs
 // one busybox shell command, reaches the expected phase, and its terminated state carries the
 // message from the file at terminationMessagePath or, with FallbackToLogsOnError after a
-// failure, from the end of its log. On the CRI runtime the agent binds a host file at the path,
-// as the kubelet does; on the process runtime the command writes to the host file named by
-// $PROBELET_TERMINATION_MESSAGE_PATH instead (there is no filesystem view to bind it into), and
-// runAsUser is not applied (every container runs as the agent's user). Beyond upstream: the
-// message of a restarted container moves to lastState.terminated.message. Titled
-// `[<runtime>] Container Runtime …` for every runtime factory.
+// failure, from the end of its log. The agent binds a host file at the path, as the kubelet does,
+// on the CRI runtime and on the process runtime as root with the supervisor (in the container's
+// mount namespace, with runAsUser applied); a process runtime that cannot bind it has the command
+// write to the host file named by $PROBELET_TERMINATION_MESSAGE_PATH instead, and runs it as the
+// agent's user. Beyond upstream: the message of a restarted container moves to
+// lastState.terminated.message. Titled `[<runtime>] Container Runtime …` for every runtime factory.
 import assert from "node:assert/strict";
 import type { Container, Pod, PodPhase } from "../../src/api/types.js";
 import { TERMINATION_MESSAGE_ENV } from "../../src/agent/pod-sync.js";
@@ -76,9 +76,9 @@ const CASES: readonly TerminationCase[] = [
   },
 ];
 
-/** scriptFor resolves `$PATH_OF(<path>)`: the path itself on CRI, the host file's variable on the process runtime. */
-function scriptFor(kit: PodKit, script: string): string {
-  return script.replace(/\$PATH_OF\(([^)]+)\)/g, (_, path: string) => (kit.kind === "cri" ? path : `"$${TERMINATION_MESSAGE_ENV}"`));
+/** scriptFor resolves `$PATH_OF(<path>)`: the path itself where the runtime binds the file, else the host file's variable. */
+function scriptFor(binds: boolean, script: string): string {
+  return script.replace(/\$PATH_OF\(([^)]+)\)/g, (_, path: string) => (binds ? path : `"$${TERMINATION_MESSAGE_ENV}"`));
 }
 
 /** terminationPod is upstream's ConformanceContainer: one container, restartPolicy Never unless given. */
@@ -92,14 +92,18 @@ export function registerTerminationMessageCases(factory: RuntimeFactory): void {
   for (const c of CASES) {
     runtimeTest(factory, `[${factory.name}] Container Runtime blackbox test on terminated container ${c.name} [NodeConformance]`, { timeout: 60_000 }, async (t) => {
       const env = await E2eEnv.start(t, factory);
+      const binds = (await env.runtime.mountsUnsupportedReason()) === undefined;
+      const asUser = c.runAsUser !== undefined && (await env.runtime.securityUnsupportedReason({ runAsUser: c.runAsUser })) === undefined;
       const container: Container = {
         name: CONTAINER,
-        ...env.kit.busybox(["/bin/sh", "-c", scriptFor(env.kit, c.script)]),
+        ...env.kit.busybox(["/bin/sh", "-c", scriptFor(binds, c.script)]),
         ...(c.terminationMessagePath ? { terminationMessagePath: c.terminationMessagePath } : {}),
         ...(c.terminationMessagePolicy ? { terminationMessagePolicy: c.terminationMessagePolicy } : {}),
-        ...(c.runAsUser !== undefined && env.kit.kind === "cri" ? { securityContext: { runAsUser: c.runAsUser } } : {}),
+        ...(asUser ? { securityContext: { runAsUser: c.runAsUser } } : {}),
+        // Another user may not enter the case's private scratch directory; "/" it may.
+        ...(asUser && env.kit.kind !== "cri" ? { workingDir: "/" } : {}),
       };
-      if (c.runAsUser !== undefined && env.kit.kind !== "cri") t.diagnostic(`runAsUser ${c.runAsUser} not set: the process runtime runs every container as the agent's user`);
+      if (c.runAsUser !== undefined && !asUser) t.diagnostic(`runAsUser ${c.runAsUser} not set: this process runtime runs every container as the agent's user`);
       const name = env.create(terminationPod(env.kit, container)).metadata.name!;
       await env.waitFor(name, `phase ${c.phase}`, WAIT_MS, (p) => (p?.status?.phase === c.phase ? true : undefined));
       const terminated = containerStatusOf(env.get(name), CONTAINER)?.state?.terminated;
@@ -110,7 +114,8 @@ export function registerTerminationMessageCases(factory: RuntimeFactory): void {
 
   runtimeTest(factory, `[${factory.name}] Container Runtime: a restarted container's termination message moves to lastState.terminated.message`, { timeout: 60_000 }, async (t) => {
     const env = await E2eEnv.start(t, factory, { backoff: { initialMs: 5_000, maxMs: 5_000 } });
-    const script = `/bin/echo -n "bye from $HOSTNAME" > ${scriptFor(env.kit, "$PATH_OF(/dev/termination-log)")}; exit 3`;
+    const binds = (await env.runtime.mountsUnsupportedReason()) === undefined;
+    const script = `/bin/echo -n "bye from $HOSTNAME" > ${scriptFor(binds, "$PATH_OF(/dev/termination-log)")}; exit 3`;
     const container: Container = { name: CONTAINER, ...env.kit.busybox(["/bin/sh", "-c", script]), terminationMessagePath: "/dev/termination-log" };
     const name = env.create(terminationPod(env.kit, container, "Always")).metadata.name!;
     const status = await env.waitFor(name, "the first instance in lastState", WAIT_MS, (p) => (containerStatusOf(p, CONTAINER)?.lastState?.terminated ? containerStatusOf(p, CONTAINER) : undefined), 100);

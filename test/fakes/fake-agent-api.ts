@@ -5,11 +5,11 @@
 import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEvent } from "../../src/agent/agent-api.js";
 import type { Pod } from "../../src/api/types.js";
 import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
-import type { ExecContainer } from "../../src/apiserver/exec/handle-exec.js";
+import type { ExecContainer, PodSandboxTarget } from "../../src/apiserver/exec/handle-exec.js";
 import { newApiStore } from "../../src/apiserver/resources/registry.js";
 import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
-import type { HistoryQuery, ProbeHistoryEntry, ProbeHistoryRange } from "../../src/prober/probe-history.js";
+import { collapseRuns, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../../src/prober/probe-history.js";
 import { systemClock } from "../../src/util/clock.js";
 import { FixedNowClock } from "./fake-clock.js";
 
@@ -185,6 +185,13 @@ export class FakeAgentApi implements AgentApi {
     return structuredClone(this.probes.get(key(namespace, name)) ?? []);
   }
 
+  /** probeHistoryRuns collapses the stored probes into runs, per container and probe type, as the agent does. */
+  probeHistoryRuns(namespace: string, name: string): ProbeHistorySegment[] {
+    const byWorker = new Map<string, ProbeHistoryEntry[]>();
+    for (const e of this.probeHistory(namespace, name)) byWorker.set(`${e.container}/${e.probeType}`, [...(byWorker.get(`${e.container}/${e.probeType}`) ?? []), e]);
+    return [...byWorker.values()].flatMap((entries) => collapseRuns(entries)).sort((a, b) => a.end.localeCompare(b.end));
+  }
+
   /** probeHistoryRange serves the stored probes within the range (the fake keeps no segments). */
   probeHistoryRange(namespace: string, name: string, query: HistoryQuery): ProbeHistoryRange {
     const items = this.probeHistory(namespace, name).filter((e) => Date.parse(e.time) >= (query.since ?? -Infinity) && Date.parse(e.time) <= (query.until ?? Infinity) && (query.container === undefined || e.container === query.container) && (query.probeType === undefined || e.probeType === query.probeType));
@@ -213,6 +220,11 @@ export class FakeAgentApi implements AgentApi {
     const pod = this.store.get<Pod>("pods", namespace, name);
     if (pod === undefined) return podNotFound(name);
     return containerNotRunning(container ?? pod.spec.containers[0]?.name ?? "");
+  }
+
+  /** podSandbox finds no sandbox in the fake: every pod is refused as not found. */
+  podSandbox(_namespace: string, name: string): PodSandboxTarget | ExecStatus {
+    return podNotFound(name);
   }
 
   private mustGet(namespace: string, name: string): Pod {

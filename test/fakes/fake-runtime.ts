@@ -1,6 +1,6 @@
 // FakeRuntime: an in-memory Runtime for agent tests. Containers never run anything; tests move
 // them with exit(), and exec results are scripted per container name.
-import type { CommandResult, CommandRunOptions } from "../../src/probe/command-runner.js";
+import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../src/probe/command-runner.js";
 import {
   RuntimeError,
   type ContainerConfig,
@@ -8,6 +8,7 @@ import {
   type ContainerInfo,
   type ContainerSummary,
   type ExecSession,
+  type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
@@ -27,6 +28,10 @@ export class FakeRuntime implements Runtime {
   readonly failStart = new Set<string>();
   /** Exec exit code per container name (default 0). */
   readonly execExit = new Map<string, number>();
+  /** How long an exec takes per container name (fake-clock ms); past the exec's timeout it fails as a runner's timeout does. */
+  readonly execDelayMs = new Map<string, number>();
+  /** Exec stdout per container name (default none). */
+  readonly execOutput = new Map<string, string>();
   /** While true every call fails as a runtime that stopped answering does (Unavailable). */
   unavailable = false;
   /** How long a container takes to exit after SIGTERM (fake-clock ms, capped by the grace period). */
@@ -46,6 +51,28 @@ export class FakeRuntime implements Runtime {
 
   async mountsUnsupportedReason(): Promise<string | undefined> {
     return this.mountsUnsupported;
+  }
+
+  /** When set, securityUnsupportedReason answers it (as the process runtime without root does). */
+  securityUnsupported: string | undefined;
+  /** Who images run as (imageUser); undefined: as root. */
+  imageRunsAs: ImageUser = { uid: 0 };
+  /** Container IDs whose log was reopened, in order. */
+  readonly reopened: string[] = [];
+
+  async securityUnsupportedReason(): Promise<string | undefined> {
+    return this.securityUnsupported;
+  }
+
+  async imageUser(): Promise<ImageUser> {
+    return this.imageRunsAs;
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    this.guard();
+    const c = this.containers.get(id);
+    if (!c || c.state !== "running") throw new RuntimeError("NotFound", `container ${id} is not running`);
+    this.reopened.push(id);
   }
 
   async version() {
@@ -142,12 +169,17 @@ export class FakeRuntime implements Runtime {
     this.guard();
     return [...this.containers.values()].map(({ id, podSandboxId, state }) => ({ id, podSandboxId, state }));
   }
-  async runInContainer(id: string, argv: readonly string[], _options: CommandRunOptions): Promise<CommandResult> {
+  async runInContainer(id: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
     this.guard();
     const c = this.mustGet(id);
     this.calls.push(`exec ${c.name}#${c.attempt} ${argv.join(" ")}`);
     if (c.state !== "running") throw new RuntimeError("NotFound", "container is not running");
-    return { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
+    const delay = this.execDelayMs.get(c.name) ?? 0;
+    if (delay > 0) {
+      await this.clock.sleep(Math.min(delay, options.timeoutMs));
+      if (delay > options.timeoutMs) throw new CommandTimeoutError(argv, options.timeoutMs, `command timed out after ${options.timeoutMs} ms`);
+    }
+    return { stdout: Buffer.from(this.execOutput.get(c.name) ?? ""), stderr: Buffer.alloc(0), exitCode: this.execExit.get(c.name) ?? 0 };
   }
   /** execStream is not scripted: agent tests never stream an exec. */
   async execStream(id: string): Promise<ExecSession> {

@@ -36,7 +36,7 @@ for (const version of KUBECTL_VERSIONS) {
   test(`kubectl ${version} version shows the agent's server version`, { skip }, async () => {
     const run = await agent.kubectl(version, ["version"]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /v1\.35\.0-probelet/);
+    assert.match(run.stdout, /v1\.37\.2\+probelet/);
   });
 
   test(`kubectl ${version} api-resources lists the six core resources with their short names`, { skip }, async () => {
@@ -121,7 +121,7 @@ for (const version of KUBECTL_VERSIONS) {
     assert.match(run.stdout, new RegExp(`^Name:\\s+desc-${v}\\n`));
     assert.match(run.stdout, /\nStatus:\s+Running\n/);
     assert.match(run.stdout, /\nEvents:\n\s+Type\s+Reason\s+Age\s+From\s+Message\n/);
-    assert.match(run.stdout, /\n\s+Normal\s+Started\s+\S+\s+kubelet\s+Started container app\n/);
+    assert.match(run.stdout, /\n\s+Normal\s+Started\s+\S+\s+kubelet\s+Container started\n/);
   });
 
   test(`kubectl ${version} describe node shows the agent's node, Ready, with capacity`, { skip }, async () => {
@@ -132,7 +132,7 @@ for (const version of KUBECTL_VERSIONS) {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /\n\s+Ready\s+True\s/);
     assert.match(run.stdout, /\nCapacity:\n\s+cpu:\s+\d+\n/);
-    assert.match(run.stdout, /\n\s+Kubelet Version:\s+v1\.35\.0-probelet\n/);
+    assert.match(run.stdout, /\n\s+Kubelet Version:\s+v1\.37\.2\+probelet\n/);
   });
 
   test(`kubectl ${version} logs --tail, --timestamps and --since select lines by count and by age`, { skip }, async () => {

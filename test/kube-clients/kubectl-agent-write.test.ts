@@ -1,11 +1,12 @@
 // Real kubectl 1.20 and 1.32 changing pods on a real probelet agent (process runtime): create,
 // apply (client-side and server-side), label, annotate, patch, delete (graceful, --grace-period,
-// -l, -f), wait, exec and cp.
+// -l, -f, a static pod's mirror), wait, exec and cp.
 // Both versions create and apply with their default validation (1.32 on the server through
 // /openapi/v3, 1.20 against the schema-less /openapi/v2). One agent serves every case; each
 // case uses its own pods. Skipped, with the reason, without the cached kubectl binaries.
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { KUBECTL_VERSIONS, kubectlEnv, type KubectlVersion } from "./kubectl-env.js";
 import { eventually, podYaml, startKubectlAgent, writeManifest, type KubectlAgent, type PodOptions } from "./kubectl-agent-harness.js";
@@ -150,6 +151,24 @@ for (const version of KUBECTL_VERSIONS) {
     const left = await agent.kubectl(version, ["get", "pods", "-l", `group in (doomed-${v},kept-${v})`, "-o", "name"]);
     assert.equal(left.stdout, `pod/del-c-${v}\n`);
   });
+
+  for (const force of [false, true]) {
+    test(`kubectl ${version} delete${force ? " --force --grace-period=0" : ""} of a static pod returns at once with a warning naming its file; the pod stays listed, its container untouched`, { skip }, async () => {
+      const name = `static-${force ? "force-" : ""}${v}`;
+      const file = join(agent.dir, "manifests", `${name}.yaml`);
+      await writeFile(file, podYaml(name, "sleep 300", { graceSeconds: 30 }));
+      await untilRunning(version, name);
+      const ids = ["get", "pod", name, "-o", "jsonpath={.metadata.uid} {.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}"];
+      const [uid, containerId] = (await agent.kubectl(version, ids)).stdout.split(" ");
+      const run = await agent.kubectl(version, ["delete", "pod", name, ...(force ? ["--force", "--grace-period=0"] : [])]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, `pod "${name}" ${force ? "force deleted" : "deleted"}\n`);
+      assert.ok(run.stderr.includes(`Warning: pod "${name}" runs from ${file} as a static pod and keeps running; to remove it, delete that file or the pod in it\n`), run.stderr);
+      assert.ok(run.ms < 10_000, `kubectl took ${Math.round(run.ms)} ms`);
+      const after = await eventually(agent, version, ids, (out) => !out.startsWith(`${uid} `));
+      assert.equal(after.stdout.split(" ").slice(1).join(" "), `${containerId} 0`, "the same container, not restarted");
+    });
+  }
 
   test(`kubectl ${version} label, annotate and patch change a running pod's metadata; delete -f deletes the file's pod`, { skip }, async () => {
     const name = `meta-${v}`;

@@ -36,6 +36,9 @@ function openApiSchema(schema: FieldSchema): Record<string, unknown> {
       return { type: "string", format: "int-or-string" };
     case "opaque":
       return { type: "object", "x-kubernetes-preserve-unknown-fields": true };
+    case "dropped":
+      // The 1.37 API publishes the field; only its value is dropped while the gate is off.
+      return openApiSchema(schema.value);
     case "array":
       return { type: "array", items: openApiSchema(schema.items) };
     case "map":

@@ -14,8 +14,16 @@ import { isWebSocketUpgrade, refuseUpgrade, upgradeToWebSocket } from "./websock
 
 /** ExecContainer is the running container an exec goes into. */
 export interface ExecContainer {
-  runtime: Pick<Runtime, "execStream">;
+  runtime: Pick<Runtime, "execStream" | "streamingUrl">;
   containerId: string;
+}
+
+/** PodSandboxTarget is the running sandbox of a pod a port-forward goes into. */
+export interface PodSandboxTarget {
+  runtime: Pick<Runtime, "streamingUrl">;
+  sandboxId: string;
+  /** The pod's UID (a request that names another UID is refused). */
+  uid: string;
 }
 
 /**

@@ -37,21 +37,32 @@ function printManager(entry: Omit<ManagedFieldsEntry, "fieldsV1">): string {
   return entry.operation === "Update" ? `${text} using ${entry.apiVersion}` : text;
 }
 
-/** conflictError builds the 409 with internal/conflict.go's message and causes. */
-export function conflictError(conflicts: Conflict[]): ApplyConflictError {
+/**
+ * MAX_LISTED_CONFLICTS bounds the conflicts an answer lists (message lines and causes); the count
+ * in the message stays exact. The API server lists them all: 60,000 conflicting keys then make an
+ * answer of tens of MB.
+ */
+export const MAX_LISTED_CONFLICTS = 1000;
+
+/** conflictError builds the 409 with internal/conflict.go's message and causes (at most MAX_LISTED_CONFLICTS listed). */
+export function conflictError(all: Conflict[]): ApplyConflictError {
+  const conflicts = all.slice(0, MAX_LISTED_CONFLICTS);
+  const more = all.length - conflicts.length;
   const causes = conflicts.map(({ owner, path }): ConflictCause => ({
     type: "FieldManagerConflict",
     message: `conflict with ${printManager(owner.entry)}`,
     field: pathString(path),
   }));
-  if (conflicts.length === 1) {
+  if (all.length === 1) {
     const [only] = conflicts;
     return new ApplyConflictError(`Apply failed with 1 conflict: conflict with ${printManager(only!.owner.entry)}: ${pathString(only!.path)}`, causes);
   }
   const byManager = new Map<string, Conflict[]>();
   for (const conflict of conflicts) {
     const id = JSON.stringify([conflict.owner.entry.manager, conflict.owner.entry.operation, conflict.owner.entry.apiVersion]);
-    byManager.set(id, [...(byManager.get(id) ?? []), conflict]);
+    const group = byManager.get(id);
+    if (group === undefined) byManager.set(id, [conflict]);
+    else group.push(conflict);
   }
   const lines: string[] = [];
   for (const id of [...byManager.keys()].sort()) {
@@ -59,5 +70,6 @@ export function conflictError(conflicts: Conflict[]): ApplyConflictError {
     lines.push(`conflicts with ${printManager(group[0]!.owner.entry)}:`);
     for (const { path } of group) lines.push(`- ${pathString(path)}`);
   }
-  return new ApplyConflictError(`Apply failed with ${conflicts.length} conflicts: ${lines.join("\n")}`, causes);
+  if (more > 0) lines.push(`- … and ${more} more`);
+  return new ApplyConflictError(`Apply failed with ${all.length} conflicts: ${lines.join("\n")}`, causes);
 }

@@ -37,24 +37,30 @@ export class FieldSet {
     return node !== undefined && (node.member || node.children.size > 0);
   }
 
-  /** leaves lists the member paths with nothing below them: the values a set's owner sets. */
-  leaves(prefix: readonly string[] = []): string[][] {
-    if (this.children.size === 0) return this.member && prefix.length > 0 ? [[...prefix]] : [];
+  /** paths lists every member path, in SMD's order (field names, then keys, values, indices). */
+  paths(): string[][] {
     const result: string[][] = [];
-    for (const element of [...this.children.keys()].sort(compareElements)) {
-      result.push(...this.children.get(element)!.leaves([...prefix, element]));
-    }
+    this.collect([], result);
     return result;
   }
 
-  /** paths lists every member path, in SMD's order (field names, then keys, values, indices). */
-  paths(prefix: readonly string[] = []): string[][] {
-    const result: string[][] = [];
+  /** collect appends the member paths below prefix to result. */
+  private collect(prefix: readonly string[], result: string[][]): void {
     if (this.member && prefix.length > 0) result.push([...prefix]);
-    for (const element of [...this.children.keys()].sort(compareElements)) {
-      result.push(...this.children.get(element)!.paths([...prefix, element]));
+    const keys = [...this.children.keys()];
+    if (keys.length > 1) keys.sort(compareElements);
+    const path = [...prefix, ""];
+    for (const element of keys) {
+      path[path.length - 1] = element;
+      this.children.get(element)!.collect(path, result);
     }
-    return result;
+  }
+
+  /** size counts the set's nodes (members and the nodes that lead to them): the work a walk of it costs. */
+  size(): number {
+    let count = 0;
+    for (const child of this.children.values()) count += 1 + child.size();
+    return count;
   }
 
   /** isEmpty tells whether the set has no members. */
@@ -62,14 +68,30 @@ export class FieldSet {
     return !this.member && this.children.size === 0;
   }
 
-  /** difference returns the members of this set that are not in `other`. */
-  difference(other: FieldSet): FieldSet {
-    return FieldSet.fromPaths(this.paths().filter((path) => !other.has(path)));
+  /** difference returns the members of this set that are not in `other` (one walk of both trees). */
+  difference(other: FieldSet | undefined): FieldSet {
+    const result = new FieldSet();
+    for (const [element, child] of this.children) {
+      const otherChild = other?.children.get(element);
+      const rest = child.difference(otherChild);
+      rest.member = child.member && otherChild?.member !== true;
+      if (!rest.isEmpty()) result.children.set(element, rest);
+    }
+    return result;
   }
 
-  /** union returns the members of this set and `other`. */
-  union(other: FieldSet): FieldSet {
-    return FieldSet.fromPaths([...this.paths(), ...other.paths()]);
+  /** union returns the members of this set and `other` (one walk of both trees). */
+  union(other: FieldSet | undefined): FieldSet {
+    const result = new FieldSet();
+    const elements = other === undefined ? this.children.keys() : new Set([...this.children.keys(), ...other.children.keys()]);
+    for (const element of elements) {
+      const mine = this.children.get(element);
+      const theirs = other?.children.get(element);
+      const merged = mine !== undefined ? mine.union(theirs) : theirs!.union(undefined);
+      merged.member = mine?.member === true || theirs?.member === true;
+      if (!merged.isEmpty()) result.children.set(element, merged);
+    }
+    return result;
   }
 
   /** fromPaths builds a set holding the given member paths. */

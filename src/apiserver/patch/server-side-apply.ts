@@ -7,9 +7,9 @@
 
 import { PatchError } from "./patch-error.js";
 import { schemaForObject, type TypeSchema } from "./patch-schema.js";
-import { deepClone, deepEqual, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
+import { deepClone, getOwn, isJsonObject, type JsonObject, type JsonValue } from "./json-value.js";
 import { FieldSet } from "./field-set.js";
-import { changesOf, fieldsOf, mergeApplied, removeAt, stripMeta, valueAt, type ItemIndexes } from "./field-walk.js";
+import { changesOf, fieldsOf, forEachChangedLeaf, mergeApplied, removeAt, stripMeta, type ItemIndexes } from "./field-walk.js";
 import { formatTime, readManagedFields, writeManagedFields, type OwnedFields } from "./managed-fields.js";
 import { conflictError, type Conflict } from "./apply-conflict.js";
 
@@ -34,6 +34,24 @@ export interface ApplyResult {
   created: boolean;
 }
 
+/**
+ * MAX_TRACKED_FIELDS bounds the field paths one write works through: the fields it sets and every
+ * manager's recorded fields together. Each step of an apply is linear in them (about a
+ * microsecond each), so the bound keeps any write well under a second and a few tens of MB; the
+ * API server has none, but etcd's object size limit bounds it there. 250,000 is four times a
+ * 1 MiB ConfigMap of 60,000 keys.
+ */
+export const MAX_TRACKED_FIELDS = 250_000;
+
+/** checkFieldBudget refuses a write whose field sets together exceed MAX_TRACKED_FIELDS. */
+function checkFieldBudget(sets: readonly FieldSet[]): void {
+  let total = 0;
+  for (const set of sets) total += set.size();
+  if (total > MAX_TRACKED_FIELDS) {
+    throw new PatchError(400, `the write would track ${total} field paths (its own and every manager's in metadata.managedFields), more than ${MAX_TRACKED_FIELDS}: split the object, or set fewer fields`);
+  }
+}
+
 /** The manager that owns a pre-existing object's fields at its first apply (internal/skipnonapplied.go). */
 export const BEFORE_FIRST_APPLY_MANAGER = "before-first-apply";
 
@@ -43,10 +61,11 @@ function schemaOf(object: JsonObject, override: TypeSchema | undefined): TypeSch
 
 function validateApplied(applied: JsonValue): JsonObject {
   if (!isJsonObject(applied)) throw new PatchError(400, "error decoding YAML: the apply configuration must be an object");
-  const json = JSON.stringify(applied).slice(0, 256);
-  if (typeof getOwn(applied, "kind") !== "string" || getOwn(applied, "kind") === "") throw new PatchError(400, `Object 'Kind' is missing in '${json}'`);
+  // The object's start, as the message quotes it; rendered only for the message.
+  const json = (): string => JSON.stringify(applied).slice(0, 256);
+  if (typeof getOwn(applied, "kind") !== "string" || getOwn(applied, "kind") === "") throw new PatchError(400, `Object 'Kind' is missing in '${json()}'`);
   if (typeof getOwn(applied, "apiVersion") !== "string" || getOwn(applied, "apiVersion") === "") {
-    throw new PatchError(400, `Object 'apiVersion' is missing in '${json}'`);
+    throw new PatchError(400, `Object 'apiVersion' is missing in '${json()}'`);
   }
   const metadata = getOwn(applied, "metadata");
   if (isJsonObject(metadata) && getOwn(metadata, "managedFields") !== undefined && getOwn(metadata, "managedFields") !== null) {
@@ -81,23 +100,22 @@ export function serverSideApply(live: JsonObject | undefined, appliedInput: Json
     });
   }
   const appliedSet = fieldsOf(applied, schema);
+  checkFieldBudget([appliedSet, ...owners.map((owner) => owner.set)]);
   const isMine = (owner: OwnedFields): boolean => owner.entry.manager === options.manager && owner.entry.operation === "Apply";
   const previous = owners.find(isMine);
   const liveStripped = live === undefined ? {} : stripMeta(live);
   const appliedStripped = stripMeta(applied);
   const indexes: ItemIndexes = new WeakMap();
   const conflicts: Conflict[] = [];
-  for (const path of appliedSet.leaves()) {
-    const liveValue = valueAt(liveStripped, path, schema, indexes);
-    if (liveValue === undefined || deepEqual(liveValue, valueAt(appliedStripped, path, schema, indexes))) continue;
-    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path });
-  }
+  forEachChangedLeaf(appliedSet, liveStripped, appliedStripped, schema, indexes, (path) => {
+    for (const owner of owners) if (!isMine(owner) && owner.set.has(path)) conflicts.push({ owner, path: [...path] });
+  });
   if (conflicts.length > 0 && options.force !== true) throw conflictError(conflicts);
   for (const owner of new Set(conflicts.map((conflict) => conflict.owner))) {
     owner.set = owner.set.difference(FieldSet.fromPaths(conflicts.filter((conflict) => conflict.owner === owner).map(({ path }) => path)));
   }
 
-  const object = mergeApplied(live === undefined ? {} : deepClone(live), applied, schema, [], 0) as JsonObject;
+  const object = mergeApplied(live ?? {}, applied, schema, [], 0) as JsonObject;
   const others = owners.filter((owner) => !isMine(owner));
   if (previous !== undefined) {
     const dropped = previous.set.difference(appliedSet).paths().sort((a, b) => b.length - a.length);
@@ -124,6 +142,7 @@ export function recordUpdate(live: JsonObject | undefined, updated: JsonObject, 
   const apiVersion = typeof apiVersionValue === "string" ? apiVersionValue : "";
   const owners = readManagedFields(live);
   const changed = changesOf(live, updated, schema);
+  checkFieldBudget([changed, ...owners.map((owner) => owner.set)]);
   const removed = live === undefined ? new FieldSet() : fieldsOf(live, schema).difference(fieldsOf(updated, schema));
   for (const owner of owners) owner.set = owner.set.difference(changed).difference(removed);
   const existing = owners.find(({ entry }) => entry.manager === manager && entry.operation === "Update" && entry.apiVersion === apiVersion && entry.subresource === undefined);

@@ -5,13 +5,11 @@
 import { arch, cpus, hostname, release, totalmem, type, version } from "node:os";
 import type { FieldSchema } from "../../api/schema.js";
 import { objectMetaSchema } from "../../api/schema.js";
-import { KUBE_VERSION } from "../../probe/user-agent.js";
+import { KUBELET_VERSION } from "../../probe/user-agent.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { DNS_SUBDOMAIN_NAME, validateObjectMeta } from "./object-meta.js";
 import { ALL_VERBS, type ResourceDefinition } from "./resource-definition.js";
 
-/** KUBELET_VERSION is the version the agent reports as its kubelet's (the emulated release). */
-export const KUBELET_VERSION = `v${KUBE_VERSION.major}.${KUBE_VERSION.minor}.0-probelet`;
 
 /** MAX_PODS is the kubelet's default --max-pods. */
 const MAX_PODS = "110";

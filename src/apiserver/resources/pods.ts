@@ -1,6 +1,7 @@
 // The pods resource (pkg/registry/core/pod strategy): defaulting and validation with
 // src/api's rules on create, status cleared and phase Pending on create (PrepareForCreate),
 // status kept on spec updates and spec kept on status updates, and ValidatePodUpdate.
+import { staticPodOrigin } from "../../api/mirror-pod.js";
 import { defaultAndValidatePod } from "../../api/validation.js";
 import { podSchema } from "../../api/schema.js";
 import type { Pod } from "../../api/types.js";
@@ -18,6 +19,11 @@ export const PODS: ResourceDefinition = {
   verbs: ALL_VERBS,
   categories: ["all"],
   returnsDeletedObject: true,
+  // Beyond the API server: deleting a mirror pod does not stop its static pod (the node makes the mirror again).
+  deleteWarnings: (object) => {
+    const origin = staticPodOrigin(object as Pod);
+    return origin === undefined ? [] : [origin];
+  },
   // pkg/registry/core/pod/strategy.go CheckGracefulDelete: the requested grace, else the pod's;
   // an unscheduled or terminal pod goes at once.
   gracePeriodSeconds: (object, requested) => {

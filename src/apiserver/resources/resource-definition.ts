@@ -54,6 +54,11 @@ export interface ResourceDefinition {
    * absent deletes at once. `requested` is DeleteOptions.gracePeriodSeconds.
    */
   gracePeriodSeconds?(object: KubeObject, requested: number | undefined): number;
+  /**
+   * Warnings a delete of this object answers with (HTTP Warning headers, which kubectl prints):
+   * a static pod's mirror is made again, so the client is told where the pod comes from.
+   */
+  deleteWarnings?(object: KubeObject): string[];
   /** A delete answers with the object (pods, namespaces) rather than a Success Status. */
   returnsDeletedObject?: boolean;
   /** A delete only marks the object Terminating; a controller removes it once emptied (namespaces). */

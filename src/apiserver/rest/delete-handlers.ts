@@ -54,7 +54,7 @@ export function deleteHandler(resource: ResourceDefinition): Handler {
     const name = nameOf(ctx);
     const request = await deleteRequestOf(ctx);
     const { object } = deleteObject(ctx.api.store, resource, namespaceOf(ctx, resource), name, request, ctx.clock.now());
-    if (resource.returnsDeletedObject === true) sendObject(ctx, resource, 200, object);
+    if (resource.returnsDeletedObject === true) sendObject(ctx, resource, 200, object, resource.deleteWarnings?.(object) ?? []);
     else sendJson(ctx.res, 200, successStatus(resource, object));
   };
 }

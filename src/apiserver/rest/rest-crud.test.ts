@@ -62,6 +62,17 @@ test("fieldValidation: Strict refuses an unknown field (400), Warn (the default)
   assert.equal((await call("POST", `${PODS}?fieldValidation=Loud`, body("d"))).code, 400);
 });
 
+test("dropDisabledPodFields: httpGet.protocol and grpc.mode (alpha gates, off in 1.37) are accepted with fieldValidation Strict and dropped from the stored pod", async (t) => {
+  const { call } = await startApiServer(t);
+  const container = { name: "app", image: "x", livenessProbe: { httpGet: { path: "/", port: 80, protocol: "HTTP2" } }, readinessProbe: { grpc: { port: 9090, mode: "TLS" } } };
+  const created = await call("POST", `${PODS}?fieldValidation=Strict`, { ...podBody("h2c"), spec: { containers: [container] } });
+  assert.equal(created.code, 201, JSON.stringify(created.body));
+  assert.equal(created.headers.get("warning"), null);
+  const stored = (await call("GET", `${PODS}/h2c`)).body["spec"]["containers"][0];
+  assert.deepEqual([stored["livenessProbe"]["httpGet"]["protocol"], stored["readinessProbe"]["grpc"]["mode"]], [undefined, undefined]);
+  assert.equal(stored["readinessProbe"]["grpc"]["port"], 9090);
+});
+
 test("dryRun=All answers as a create would and stores nothing; another dryRun value is a 400", async (t) => {
   const { call } = await startApiServer(t);
   const dry = await call("POST", `${PODS}?dryRun=All`, podBody("web"));

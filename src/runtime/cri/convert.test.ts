@@ -84,6 +84,24 @@ test("sandboxConfig: pod network → network POD and the pod name as hostname (6
   assert.equal(config.linux.cgroup_parent, `/probelet/pod${pod.podUid}`);
 });
 
+test("sandboxConfig: the agent's host name for the pod, and its sysctls in linux.sysctls (none: no field)", () => {
+  const config = sandboxConfig({ ...pod, hostNetwork: false, hostname: "web-0", sysctls: { "kernel.shm_rmid_forced": "1" } }, "probelet");
+  assert.equal(config.hostname, "web-0");
+  assert.deepEqual(config.linux.sysctls, { "kernel.shm_rmid_forced": "1" });
+  assert.equal(sandboxConfig({ ...pod, hostname: "web-0" }, "probelet").hostname, "", "a host-network pod keeps the node's name");
+  assert.equal(sandboxConfig({ ...pod, sysctls: {} }, "probelet").linux.sysctls, undefined);
+  assert.equal(sandboxConfig({ ...pod, privileged: true }, "probelet").linux.security_context.privileged, true);
+});
+
+test("containerConfig: readOnlyRootFilesystem travels as readonly_rootfs, the groups as supplemental_groups, only when set", () => {
+  assert.equal(containerConfig({ ...container, security: { readonlyRootfs: true } }, pod).linux.security_context.readonly_rootfs, true);
+  assert.equal(containerConfig(container, pod).linux.security_context.readonly_rootfs, undefined);
+  assert.deepEqual(containerConfig({ ...container, security: { supplementalGroups: [2000, 5] } }, pod).linux.security_context.supplemental_groups, ["2000", "5"]);
+  assert.equal(containerConfig(container, pod).linux.security_context.supplemental_groups, undefined);
+  assert.equal(containerConfig({ ...container, security: { privileged: true } }, pod).linux.security_context.privileged, true);
+  assert.equal(containerConfig(container, pod).linux.security_context.privileged, undefined);
+});
+
 test("podCgroupParent keeps the UID but never a path separator", () => {
   assert.equal(podCgroupParent("/x/", "a/b c"), "/x/poda_b_c");
   assert.equal(podCgroupParent("/probelet", "1234-abcd"), "/probelet/pod1234-abcd");
@@ -97,7 +115,7 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
     command: ["sh", "-c"],
     args: ["echo hi"],
     working_dir: "/tmp",
-    envs: [{ key: "A", value: "1" }],
+    envs: [{ key: "A", value: Buffer.from("1") }],
     labels: { l: "1" },
     annotations: { a: "2" },
     log_path: "app/3.log",
@@ -115,13 +133,25 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
 
 test("containerConfig passes the termination message mount and runAsUser (CRI mounts, run_as_user), and neither when unset", () => {
   const mount = { containerPath: "/dev/termination-log", hostPath: "/state/pods/ns_p_u/app/0.termination-log", readonly: false };
-  const withBoth = containerConfig({ ...container, mounts: [mount], runAsUser: 10000 }, pod);
+  const withBoth = containerConfig({ ...container, mounts: [mount], security: { runAsUser: 10000 } }, pod);
   assert.deepEqual(withBoth.mounts, [{ container_path: "/dev/termination-log", host_path: "/state/pods/ns_p_u/app/0.termination-log", readonly: false }]);
   assert.deepEqual(withBoth.linux.security_context.run_as_user, { value: "10000" });
   const plain = containerConfig(container, pod);
   assert.equal(plain.mounts, undefined);
   assert.equal(plain.linux.security_context.run_as_user, undefined);
-  assert.deepEqual(containerConfig({ ...container, runAsUser: 0 }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
+  assert.deepEqual(containerConfig({ ...container, security: { runAsUser: 0 } }, pod).linux.security_context.run_as_user, { value: "0" }, "root is a user too");
+});
+
+test("containerConfig passes the rest of the security context as CRI's LinuxContainerSecurityContext fields", () => {
+  const security = { runAsUser: 1000, runAsGroup: 3000, supplementalGroups: [2000, 4000], capabilities: { add: ["NET_ADMIN"], drop: ["ALL"] }, noNewPrivs: true, privileged: false };
+  assert.deepEqual(containerConfig({ ...container, security }, pod).linux.security_context, {
+    namespace_options: containerConfig(container, pod).linux.security_context.namespace_options,
+    run_as_user: { value: "1000" },
+    run_as_group: { value: "3000" },
+    supplemental_groups: ["2000", "4000"],
+    capabilities: { add_capabilities: ["NET_ADMIN"], drop_capabilities: ["ALL"] },
+    no_new_privs: true,
+  });
 });
 
 test("containerInfo maps CRI's status: states, ns → ms, image_ref (the pod status's imageID), reason, message, log path", () => {
@@ -205,4 +235,10 @@ test("filters map to CRI's filter fields (labels → label_selector)", () => {
   assert.equal(sandboxFilter(undefined), undefined);
   assert.deepEqual(sandboxFilter({ state: "notready", labels: { x: "y" } }), { state: { state: "SANDBOX_NOTREADY" }, label_selector: { x: "y" } });
   assert.deepEqual(sandboxFilter({ state: "ready" }), { state: { state: "SANDBOX_READY" } });
+});
+
+test("#139168 containerConfig sends env values as bytes: a value that is not UTF-8 as its exact bytes", () => {
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  const config = containerConfig({ ...container, envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }, { key: "T", value: "é" }] }, pod);
+  assert.deepEqual(config.envs, [{ key: "RAW", value: raw }, { key: "T", value: Buffer.from("é") }]);
 });

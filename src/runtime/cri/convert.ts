@@ -6,15 +6,18 @@ import type {
   ContainerConfig,
   ContainerFilter,
   ContainerInfo,
+  ContainerSecurity,
   ContainerState,
   PodSandboxConfig,
   PodSandboxStatus,
   SandboxFilter,
   SandboxState,
 } from "../runtime.js";
+import { keyValueBytes } from "../runtime.js";
 import type {
   CriContainerConfig,
   CriContainerFilter,
+  CriContainerSecurityContext,
   CriContainerState,
   CriContainerStatus,
   CriSandboxConfig,
@@ -51,19 +54,21 @@ export function podCgroupParent(prefix: string, podUid: string): string {
 }
 
 /**
- * sandboxConfig builds CRI's PodSandboxConfig. Pod-network pods get the pod name as hostname
- * (at most 63 characters, like the kubelet's truncation); hostNetwork pods keep the node's.
+ * sandboxConfig builds CRI's PodSandboxConfig. Pod-network pods get their host name (the agent's
+ * GeneratePodHostNameAndDomain; else the pod name, cut to 63 characters as the kubelet does);
+ * hostNetwork pods keep the node's. The pod's sysctls go in linux.sysctls.
  */
 export function sandboxConfig(config: PodSandboxConfig, cgroupPrefix: string): CriSandboxConfig {
   return {
     metadata: { name: config.name, uid: config.podUid, namespace: config.namespace, attempt: config.attempt },
-    hostname: config.hostNetwork ? "" : config.name.slice(0, 63).replace(/[-.]+$/, ""),
+    hostname: config.hostNetwork ? "" : (config.hostname ?? config.name.slice(0, 63).replace(/[-.]+$/, "")),
     log_directory: config.logDirectory,
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     linux: {
       cgroup_parent: podCgroupParent(cgroupPrefix, config.podUid),
-      security_context: { namespace_options: namespaceOptions(config.hostNetwork) },
+      security_context: { namespace_options: namespaceOptions(config.hostNetwork), ...(config.privileged === true ? { privileged: true } : {}) },
+      ...(config.sysctls && Object.keys(config.sysctls).length > 0 ? { sysctls: { ...config.sysctls } } : {}),
     },
   };
 }
@@ -76,18 +81,30 @@ export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConf
     command: [...config.command],
     args: [...config.args],
     working_dir: config.workingDir ?? "",
-    envs: config.envs.map(({ key, value }) => ({ key, value })),
+    envs: config.envs.map((kv) => ({ key: kv.key, value: keyValueBytes(kv) })),
     labels: { ...config.labels },
     annotations: { ...config.annotations },
     log_path: config.logPath,
     ...(config.mounts?.length ? { mounts: config.mounts.map((m) => ({ container_path: m.containerPath, host_path: m.hostPath, readonly: m.readonly })) } : {}),
     linux: {
       ...(config.memoryLimitBytes ? { resources: { memory_limit_in_bytes: String(config.memoryLimitBytes) } } : {}),
-      security_context: {
-        namespace_options: namespaceOptions(sandbox.hostNetwork),
-        ...(config.runAsUser !== undefined ? { run_as_user: { value: String(config.runAsUser) } } : {}),
-      },
+      security_context: { namespace_options: namespaceOptions(sandbox.hostNetwork), ...securityContext(config.security) },
     },
+  };
+}
+
+/** securityContext is CRI's LinuxContainerSecurityContext of a container (kubelet convertToRuntimeSecurityContext). */
+function securityContext(security: ContainerSecurity | undefined): Omit<CriContainerSecurityContext, "namespace_options"> {
+  if (!security) return {};
+  const { runAsUser, runAsGroup, supplementalGroups, capabilities, privileged, noNewPrivs, readonlyRootfs } = security;
+  return {
+    ...(runAsUser !== undefined ? { run_as_user: { value: String(runAsUser) } } : {}),
+    ...(runAsGroup !== undefined ? { run_as_group: { value: String(runAsGroup) } } : {}),
+    ...(supplementalGroups?.length ? { supplemental_groups: supplementalGroups.map(String) } : {}),
+    ...(capabilities ? { capabilities: { add_capabilities: [...capabilities.add], drop_capabilities: [...capabilities.drop] } } : {}),
+    ...(privileged ? { privileged: true } : {}),
+    ...(noNewPrivs ? { no_new_privs: true } : {}),
+    ...(readonlyRootfs ? { readonly_rootfs: true } : {}),
   };
 }
 

@@ -103,6 +103,19 @@ test("a container that exits at once: 0 → Completed, 3 → Error; a missing co
   assert.match(info.message, /no such file or directory/);
 });
 
+// containerd writes the OCI spec as JSON (Go's encoding/json turns each byte that is not UTF-8
+// into U+FFFD), so bytes the agent sends raw over CRI (checked on the wire in cri-runtime.test.ts)
+// reach a runc container as U+FFFD, as they do under the kubelet on the same containerd.
+test("#139168 on containerd: the raw bytes sent over CRI reach the container as containerd's OCI spec has them (U+FFFD for each byte that is not UTF-8)", { skip }, async (t) => {
+  const pod = await pods.newPod(t);
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  const config = shContainer("bytes", 'printf %s "$RAW" | od -An -tx1', { envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }] });
+  const id = await pods.start(pod, config);
+  const info = await waitForContainerState(runtime, id, "exited");
+  const log = await readFile(info.logPath, "utf8");
+  assert.match(log, / stdout F\s+ef bf bd ef bf bd 41\n$/);
+});
+
 /** memoryCgroupSkip says why containers cannot be OOM-killed here (no memory controller), or false. */
 function memoryCgroupSkip(): string | false {
   if (existsSync("/sys/fs/cgroup/memory/memory.limit_in_bytes")) return false; // cgroup v1

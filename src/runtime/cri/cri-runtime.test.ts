@@ -100,7 +100,7 @@ test("create/start failures keep containerd's text and become CreateFailed/Start
   const sent = fake.requests("CreateContainer")[0] as { config: { linux: unknown; command: string[] }; sandbox_config: { linux: unknown } };
   assert.deepEqual(sent.config.command, ["sleep", "60"]);
   const namespaces = { namespace_options: { network: "NODE", pid: "CONTAINER", ipc: "POD", target_id: "" } };
-  assert.deepEqual((sent.config.linux as { security_context: unknown }).security_context, { ...namespaces, privileged: false, run_as_user: null, readonly_rootfs: false });
+  assert.deepEqual((sent.config.linux as { security_context: unknown }).security_context, { ...namespaces, privileged: false, run_as_user: null, readonly_rootfs: false, capabilities: null, supplemental_groups: [], no_new_privs: false, run_as_group: null });
   assert.equal((sent.sandbox_config.linux as { cgroup_parent: string }).cgroup_parent, "/probelet-unit/poduid-1");
   await assert.rejects(runtime.startContainer("c"), runtimeError("StartFailed", 'failed to create containerd task: exec: "nope": executable file not found in $PATH'));
   await assert.rejects(runtime.runPodSandbox(pod), runtimeError("CreateFailed", "failed to setup network for sandbox"));
@@ -204,4 +204,12 @@ test("relistContainers is one ListContainers call with no ContainerStatus (the P
   ]);
   assert.equal(fake.requests("ListContainers").length, 1);
   assert.equal(fake.requests("ContainerStatus").length, 0);
+});
+
+test("#139168 CreateContainer carries an env value that is not UTF-8 as its exact bytes (KeyValue.value is bytes)", async (t) => {
+  const { fake, runtime } = await setup(t, { ImageStatus: () => ({ image: { id: "sha256:1", repo_tags: ["img"], size: "1" } }), CreateContainer: () => ({ container_id: "c1" }) });
+  const raw = Buffer.from([0xff, 0xfe, 0x41]);
+  await runtime.createContainer("sb", { ...app, envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }] }, pod);
+  const sent = fake.requests("CreateContainer")[0] as { config: { envs: { key: string; value: Buffer }[] } };
+  assert.deepEqual(sent.config.envs.map((e) => [e.key, Buffer.from(e.value)]), [["RAW", raw]]);
 });

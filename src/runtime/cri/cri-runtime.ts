@@ -16,11 +16,13 @@ import {
   type ContainerSummary,
   type ExecSession,
   type ExecStreamOptions,
+  type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
   type Runtime,
   type RuntimeErrorCode,
   type SandboxFilter,
+  type StreamingRequest,
 } from "../runtime.js";
 import { CriClient, DEFAULT_CALL_TIMEOUT_MS } from "./client.js";
 import {
@@ -170,6 +172,25 @@ export class CriRuntime implements Runtime {
     return res.container_id;
   }
 
+  /** securityUnsupportedReason: containerd and runc apply every field the agent passes. */
+  async securityUnsupportedReason(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  /** imageUser reads the image's user from its config (CRI ImageStatus uid / username, kubelet getImageUser). */
+  async imageUser(image: string): Promise<ImageUser | undefined> {
+    const { image: found } = await this.client.call("ImageStatus", { image: { image } });
+    if (!found) return undefined;
+    if (found.uid) return { uid: Number(found.uid.value) };
+    if (found.username) return { username: found.username };
+    return { uid: 0 };
+  }
+
+  /** reopenContainerLog asks containerd to write to a new file at the container's log path (CRI ReopenContainerLog). */
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.client.call("ReopenContainerLog", { container_id: containerId });
+  }
+
   async startContainer(containerId: string): Promise<void> {
     await this.client.call("StartContainer", { container_id: containerId }).catch(recode("StartFailed"));
   }
@@ -237,6 +258,18 @@ export class CriRuntime implements Runtime {
   /** execStream is CRI Exec: streams through containerd's streaming server (see cri-exec-stream.ts for what v4 cannot do). */
   async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
     return startCriExec(this.client, containerId, argv, options);
+  }
+
+  /** streamingUrl is CRI Exec, Attach or PortForward: containerd's single-use streaming URL (kubelet GetExec, GetAttach, GetPortForward). */
+  async streamingUrl(request: StreamingRequest): Promise<string> {
+    switch (request.kind) {
+      case "exec":
+        return (await this.client.call("Exec", { container_id: request.containerId, cmd: [...request.cmd], tty: request.tty, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr })).url;
+      case "attach":
+        return (await this.client.call("Attach", { container_id: request.containerId, tty: request.tty, stdin: request.stdin, stdout: request.stdout, stderr: request.stderr })).url;
+      case "portforward":
+        return (await this.client.call("PortForward", { pod_sandbox_id: request.sandboxId, port: [...request.ports] })).url;
+    }
   }
 
   /** close closes the gRPC channel only; containers and sandboxes keep running. */

@@ -46,7 +46,8 @@ export interface CriSandboxConfig {
   annotations: Record<string, string>;
   linux: {
     cgroup_parent: string;
-    security_context: { namespace_options: NamespaceOption };
+    security_context: { namespace_options: NamespaceOption; privileged?: boolean };
+    sysctls?: Record<string, string>;
   };
 }
 
@@ -57,12 +58,25 @@ export interface CriContainerConfig {
   command: string[];
   args: string[];
   working_dir: string;
-  envs: { key: string; value: string }[];
+  /** Values are exact bytes (CRI KeyValue.value is bytes since cri-api v0.37). */
+  envs: { key: string; value: Buffer }[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   log_path: string;
   mounts?: { container_path: string; host_path: string; readonly: boolean }[];
-  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: { namespace_options: NamespaceOption; run_as_user?: { value: Int64 } } };
+  linux: { resources?: { memory_limit_in_bytes: Int64 }; security_context: CriContainerSecurityContext };
+}
+
+/** CriContainerSecurityContext is CRI's LinuxContainerSecurityContext (the fields probelet sets). */
+export interface CriContainerSecurityContext {
+  namespace_options: NamespaceOption;
+  run_as_user?: { value: Int64 };
+  run_as_group?: { value: Int64 };
+  supplemental_groups?: Int64[];
+  capabilities?: { add_capabilities: string[]; drop_capabilities: string[] };
+  privileged?: boolean;
+  no_new_privs?: boolean;
+  readonly_rootfs?: boolean;
 }
 
 /** CriSandboxStatus is CRI's PodSandboxStatus as received. */
@@ -123,6 +137,10 @@ export interface CriImage {
   repo_tags: string[];
   repo_digests: string[];
   size: Int64;
+  /** The image's numeric user, when its config names one (null otherwise). */
+  uid?: { value: Int64 } | null;
+  /** The image's user name, when not numeric. */
+  username?: string;
 }
 
 /** CriContainerFilter is CRI's ContainerFilter. */
@@ -158,8 +176,11 @@ export interface CriMethods {
   RemoveContainer: [{ container_id: string }, Record<string, never>];
   ListContainers: [{ filter?: CriContainerFilter }, { containers: CriContainer[] }];
   ContainerStatus: [{ container_id: string; verbose?: boolean }, { status: CriContainerStatus | null; info: Record<string, string> }];
+  ReopenContainerLog: [{ container_id: string }, Record<string, never>];
   ExecSync: [{ container_id: string; cmd: string[]; timeout: Int64 }, { stdout: Buffer; stderr: Buffer; exit_code: number }];
   Exec: [{ container_id: string; cmd: string[]; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  Attach: [{ container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
+  PortForward: [{ pod_sandbox_id: string; port: number[] }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];
   ImageStatus: [{ image: { image: string }; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
 }

@@ -56,7 +56,7 @@ export async function restoreContainer(record: ContainerRecord, options: Restore
   }
   const found =
     identities.leader && identities.supervisor
-      ? await adoptSupervisedProcess(identities.leader, identities.supervisor, options.exitPath, clock, options.stop, logger)
+      ? await adoptSupervisedProcess(identities.leader, identities.supervisor, options.exitPath, record.logPath, clock, options.stop, logger)
       : { exitCode: UNKNOWN_EXIT_CODE, reason: UNKNOWN_EXIT_REASON, finishedAt: clock.now() };
   if ("exitCode" in found) {
     container.restore({ ...snapshot, state: "exited", exitCode: found.exitCode, reason: found.reason, finishedAt: found.finishedAt }, undefined);

@@ -4,7 +4,7 @@
 //   unable to start container process: exec: "nosuch": executable file not found in $PATH
 //   unable to start container process: chdir to cwd ("/nope") set in config.json failed: no such file or directory
 // (runc libcontainer init: chdir first, then Go's exec.LookPath on argv[0]).
-import { constants as fsConstants } from "node:fs";
+import { accessSync, constants as fsConstants, statSync } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
@@ -25,6 +25,12 @@ export interface LaunchSpec {
   argv: string[];
   /** The complete environment. */
   env: Record<string, string>;
+  /**
+   * The exact bytes (base64) of env values that are not UTF-8, by name (KeyValue.valueBase64):
+   * the supervisor passes them to the container as they are; Node's spawn takes text only, so
+   * a container started without the supervisor gets `env`'s text (U+FFFD for each bad byte).
+   */
+  envBytes?: Record<string, string>;
   /** Absolute working directory. */
   cwd: string;
 }
@@ -55,6 +61,14 @@ export function containerEnv(
   return env;
 }
 
+/** containerEnvBytes gives LaunchSpec.envBytes for the container's envs that are not UTF-8 (later duplicates win). */
+export function containerEnvBytes(config: Pick<ContainerConfig, "envs">): Pick<LaunchSpec, "envBytes"> {
+  const last = new Map<string, string | undefined>();
+  for (const { key, valueBase64 } of config.envs) last.set(key, valueBase64);
+  const bytes = [...last].filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return bytes.length === 0 ? {} : { envBytes: Object.fromEntries(bytes) };
+}
+
 /** containerCwd is the working directory: workingDir resolved against the agent's, else the agent's own. */
 export function containerCwd(config: Pick<ContainerConfig, "workingDir">, agentCwd: string = process.cwd()): string {
   return config.workingDir ? resolve(agentCwd, config.workingDir) : agentCwd;
@@ -63,43 +77,81 @@ export function containerCwd(config: Pick<ContainerConfig, "workingDir">, agentC
 /**
  * prepareLaunch checks the working directory and resolves argv[0] through the environment's
  * PATH, for a process with the given env and cwd (see containerEnv, containerCwd). `workingDir`
- * is the directory as configured, quoted in the error. Rejects with a LaunchError worded like runc's.
+ * is the directory as configured, quoted in the error; `root` is where the container's view of
+ * the filesystem starts ("" the host's, else e.g. /proc/<pid>/root for its mount namespace).
+ * Rejects with a LaunchError worded like runc's.
  */
 export async function prepareLaunch(
   argv: readonly string[],
   context: { env: Record<string, string>; cwd: string },
   workingDir: string = context.cwd,
+  root = "",
 ): Promise<LaunchSpec> {
   const { env, cwd } = context;
-  const cwdProblem = await stat(cwd).then(
+  const cwdProblem = await stat(root + cwd).then(
     (s) => (s.isDirectory() ? undefined : "ENOTDIR"),
     (err: NodeJS.ErrnoException) => err.code ?? "ENOENT",
   );
   if (cwdProblem) {
     throw new LaunchError(`${START_ERROR_PREFIX}chdir to cwd ("${workingDir}") set in config.json failed: ${errnoText(cwdProblem)}`);
   }
-  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd);
+  const file = await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd, root);
   return { file, argv: [...argv], env: { ...env }, cwd };
 }
 
+/** Resolved is an executable found (its path as the container sees it), or the errno of the failure. */
+export type Resolved = { ok: true; path: string } | { ok: false; code: string };
+
 /**
- * lookPath mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
- * otherwise each PATH entry is tried in order ("" meaning "."), and only regular files with an
- * execute bit qualify.
+ * candidates mirrors Go's exec.LookPath: a name containing "/" is used as is (relative to cwd);
+ * otherwise each PATH entry in order ("" meaning "."). `single` tells the first case.
  */
-export async function lookPath(file: string, pathVar: string, cwd: string): Promise<string> {
-  if (file.includes("/")) {
-    const candidate = isAbsolute(file) ? file : resolve(cwd, file);
-    const problem = await executableProblem(candidate);
-    if (problem === undefined) return candidate;
-    const detail = problem === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(problem)}`;
-    throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
+function candidates(file: string, pathVar: string, cwd: string): { single: boolean; paths: string[] } {
+  if (file.includes("/")) return { single: true, paths: [isAbsolute(file) ? file : resolve(cwd, file)] };
+  return { single: false, paths: pathVar.split(":").map((dir) => resolve(cwd, join(dir === "" ? "." : dir, file))) };
+}
+
+function pick(found: { single: boolean; paths: string[] }, problems: (string | undefined)[]): Resolved {
+  const at = problems.findIndex((p) => p === undefined);
+  if (at >= 0) return { ok: true, path: found.paths[at]! };
+  return { ok: false, code: found.single ? (problems[0] ?? "ENOENT") : "ENOENT" };
+}
+
+/**
+ * resolveExecutable finds the executable a command names, as Go's exec.LookPath does (only
+ * regular files with an execute bit qualify). Paths are checked under `root` (see prepareLaunch).
+ */
+export async function resolveExecutable(file: string, pathVar: string, cwd: string, root = ""): Promise<Resolved> {
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(await executableProblem(root + path));
+    if (problems.at(-1) === undefined) break;
   }
-  for (const dir of pathVar.split(":")) {
-    const candidate = resolve(cwd, join(dir === "" ? "." : dir, file));
-    if ((await executableProblem(candidate)) === undefined) return candidate;
+  return pick(found, problems);
+}
+
+/**
+ * resolveExecutableSync is resolveExecutable with synchronous checks: a few stat calls cost less
+ * than as many trips through the thread pool, on the exec-probe path into a container's world.
+ */
+export function resolveExecutableSync(file: string, pathVar: string, cwd: string, root = ""): Resolved {
+  const found = candidates(file, pathVar, cwd);
+  const problems: (string | undefined)[] = [];
+  for (const path of found.paths) {
+    problems.push(executableProblemSync(root + path));
+    if (problems.at(-1) === undefined) break;
   }
-  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  return pick(found, problems);
+}
+
+/** lookPath is resolveExecutable that rejects with runc's LaunchError texts. */
+export async function lookPath(file: string, pathVar: string, cwd: string, root = ""): Promise<string> {
+  const found = await resolveExecutable(file, pathVar, cwd, root);
+  if (found.ok) return found.path;
+  if (!file.includes("/")) throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": executable file not found in $PATH`);
+  const detail = found.code === "EACCES" ? errnoText("EACCES") : `stat ${file}: ${errnoText(found.code)}`;
+  throw new LaunchError(`${START_ERROR_PREFIX}exec: "${file}": ${detail}`);
 }
 
 /** executableProblem returns undefined for an executable regular file, else an errno name. */
@@ -110,9 +162,23 @@ async function executableProblem(path: string): Promise<string | undefined> {
     await access(path, fsConstants.X_OK);
     return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
-    return code === "EPERM" ? "EACCES" : code;
+    return errnoOf(err);
   }
+}
+
+function executableProblemSync(path: string): string | undefined {
+  try {
+    if (statSync(path).isDirectory()) return "EACCES";
+    accessSync(path, fsConstants.X_OK);
+    return undefined;
+  } catch (err) {
+    return errnoOf(err);
+  }
+}
+
+function errnoOf(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code ?? "ENOENT";
+  return code === "EPERM" ? "EACCES" : code;
 }
 
 /** spawnFailureMessage words an execve failure reported by spawn (runc: "exec <path>: <errno>"). */

@@ -12,7 +12,9 @@ import type { Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { ContainerConfig, ContainerInfo, ContainerState } from "../runtime.js";
 import { LaunchError, type LaunchSpec } from "./container-launch.js";
+import type { ContainerWorld } from "./container-world.js";
 import { signalGroup } from "./process-group.js";
+import type { ProcessIdentity } from "./supervised-process.js";
 
 /** ProcessExit is how a container's process ended, once its log is complete. */
 export interface ProcessExit {
@@ -34,6 +36,13 @@ export interface RunningProcess {
    * given, no signal is sent unless it says so.
    */
   isOurs?: () => boolean;
+  /** The leader with its start time (supervised containers), so execs can enter its namespaces. */
+  leader?: ProcessIdentity;
+  /**
+   * reopenLog makes whoever writes the log open its path again, once the file there was renamed
+   * (log rotation); rejects when it could not.
+   */
+  reopenLog?: () => Promise<void>;
 }
 
 /** ProcessStarter starts a container process; it rejects with a LaunchError when it cannot. */
@@ -65,6 +74,8 @@ export interface ContainerExecContext {
   cwd: string;
   /** The pod's network namespace file (recorded, so an adopted container keeps it); none: the host's network. */
   netns?: string;
+  /** Its mount namespace, user, capabilities and no_new_privs; none: the agent's. */
+  world?: ContainerWorld;
 }
 
 /** ContainerProcess is one container record and, once started, its process group. */
@@ -158,6 +169,18 @@ export class ContainerProcess {
       annotations: { ...this.config.annotations },
       logPath: this.logPath,
     };
+  }
+
+  /** leader is the running leader's identity (start time included), when the starter knows it. */
+  get leader(): ProcessIdentity | undefined {
+    return this.process?.leader;
+  }
+
+  /** reopenLog makes the log's writer open the log path again; rejects unless the container runs. */
+  async reopenLog(): Promise<void> {
+    const reopen = this.lifecycle === "running" ? this.process?.reopenLog : undefined;
+    if (!reopen) throw new Error(`container "${this.id}" is not running`);
+    await reopen();
   }
 
   /** waitExited resolves once the container has reached "exited". */

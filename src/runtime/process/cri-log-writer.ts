@@ -41,8 +41,8 @@ export class CriLogWriter {
   private readonly logger: Logger;
 
   private constructor(
-    /** The file's stream; undefined for a discarding writer. */
-    private readonly file: Writable | undefined,
+    /** The file's stream; undefined for a discarding writer. Replaced by reopen(). */
+    private file: Writable | undefined,
     readonly path: string,
     private readonly options: CriLogWriterOptions,
   ) {
@@ -56,6 +56,21 @@ export class CriLogWriter {
     const handle: FileHandle = await open(path, "a", 0o640);
     const file = handle.createWriteStream({ highWaterMark: FILE_HIGH_WATER_MARK });
     return new CriLogWriter(file, path, options);
+  }
+
+  /**
+   * reopen sends later output to a new file at the log's path (the old one was renamed: log
+   * rotation, CRI ReopenContainerLog); what was already queued still goes to the old file.
+   */
+  async reopen(): Promise<void> {
+    if (!this.file || this.closing) return;
+    const handle = await open(this.path, "a", 0o640);
+    const old = this.file;
+    const file = handle.createWriteStream({ highWaterMark: FILE_HIGH_WATER_MARK });
+    file.on("error", (err) => this.onWriteError(err));
+    this.file = file;
+    this.broken = false;
+    old.end();
   }
 
   /** attach starts copying `stream` into the file as `type` entries. */

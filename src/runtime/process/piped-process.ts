@@ -58,7 +58,7 @@ export async function startPipedProcess(launch: LaunchSpec, options: PipedProces
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once("exit", (code, signal) => void onLeaderExit(child, writer, code, signal, options).then(resolve));
   });
-  return { pid: child.pid, exited };
+  return { pid: child.pid, exited, reopenLog: () => writer.reopen() };
 }
 
 /** onLeaderExit kills the rest of the group, drains the log (bounded) and reports the exit. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -9,7 +9,7 @@ import { after, test } from "node:test";
 import { createLogger, silentLogger } from "../../util/logger.js";
 import { systemClock } from "../../util/clock.js";
 import { cidrContains, defaultPodCidr, parsePodCidr, podBridgeName, type PodCidr } from "./pod-cidr.js";
-import { PodNetwork, podNetnsDir } from "./pod-network.js";
+import { ensureRunRoot, PodNetwork, podNetnsDir } from "./pod-network.js";
 import { ProcessRuntime } from "./process-runtime.js";
 import { supervisorAvailable } from "./supervised-process.js";
 import { isAlive, testContainerConfig, testSandboxConfig, waitFor } from "../../../test/process-testing.js";
@@ -203,4 +203,24 @@ test("closing the runtime once its last pod network is gone deletes the bridge a
   await runtime.close();
   assert.ok(!bridgeExists(), "the bridge is gone");
   assert.ok(!existsSync(podNetnsDir(stateDir)), "the namespace directory is gone");
+});
+
+test("ensureRunRoot makes the runtime directory 0700 and refuses one that is a symlink, someone else's or writable by others", async (t) => {
+  if (process.getuid?.() !== 0) return t.skip("needs root: the directory must be root's");
+  const base = await mkdtemp(join(dir, "run-root-"));
+  const fresh = join(base, "fresh");
+  await ensureRunRoot(fresh);
+  assert.equal(statSync(fresh).mode & 0o7777, 0o700);
+  await ensureRunRoot(fresh); // an existing good one is fine
+  const others = join(base, "others");
+  mkdirSync(others, { mode: 0o700 });
+  chmodSync(others, 0o777);
+  await assert.rejects(ensureRunRoot(others), /it is writable by group \(mode 0777\)/);
+  const stranger = join(base, "stranger");
+  mkdirSync(stranger, { mode: 0o700 });
+  chownSync(stranger, 65534, 65534);
+  await assert.rejects(ensureRunRoot(stranger), /it is owned by uid 65534, not root/);
+  const link = join(base, "link");
+  symlinkSync(fresh, link);
+  await assert.rejects(ensureRunRoot(link), /it is not a directory/);
 });

@@ -6,7 +6,7 @@
 // add` does under /run/netns), so it outlives the agent and the next agent adopts it with the pod.
 // It lives in /run, not in the state directory: it cannot outlive a reboot, and a mount point
 // inside the state directory would make deleting that directory fail with EBUSY.
-import { mkdir, open, rm, rmdir } from "node:fs/promises";
+import { lstat, mkdir, open, rm, rmdir } from "node:fs/promises";
 import { isIPv4 } from "node:net";
 import { networkInterfaces } from "node:os";
 import { dirname, join } from "node:path";
@@ -26,16 +26,19 @@ export const POD_INTERFACE = "eth0";
 /** TOOL_TIMEOUT_MS bounds one run of unshare or umount. */
 const TOOL_TIMEOUT_MS = 10_000;
 
-/** RUN_ROOT is where the agents' runtime files go (a tmpfs on Debian). */
+/**
+ * RUN_ROOT is where root agents keep their runtime files (a tmpfs on Debian), one directory per
+ * state directory. Only root agents make pod networks, so no other user's agent ever uses it.
+ */
 export const RUN_ROOT = "/run/probelet";
 
 /** REQUIRED_PLUGINS are the plugin binaries a pod network needs. */
 const REQUIRED_PLUGINS = ["loopback", "bridge", "host-local"];
 /**
- * REQUIRED_TOOLS are the host tools, with their Debian package: netns creation and removal,
- * exec into a pod, and the bridge's removal.
+ * REQUIRED_TOOLS are the host tools, with their Debian package: netns creation and removal, and
+ * the bridge's removal (exec enters a pod's namespace through the supervisor).
  */
-const REQUIRED_TOOLS = { unshare: "util-linux", umount: "mount", nsenter: "util-linux", ip: "iproute2" } as const;
+const REQUIRED_TOOLS = { unshare: "util-linux", umount: "mount", ip: "iproute2" } as const;
 
 /** PodNetworkOptions configure the process runtime's pod network. */
 export interface PodNetworkOptions {
@@ -90,11 +93,6 @@ export class PodNetwork {
     return this.options.bridge;
   }
 
-  /** nsenter is the resolved nsenter, which runs exec commands in a pod's namespace. */
-  get nsenter(): string {
-    return this.tools.get("nsenter") ?? "nsenter";
-  }
-
   /**
    * unavailableReason says why pods cannot get their own network here (and then share the
    * host's), or undefined when they can: root (namespaces, veths and the bridge need
@@ -129,6 +127,7 @@ export class PodNetwork {
    */
   async setUp(sandboxId: string): Promise<SandboxNetwork> {
     const netns = this.netnsPath(sandboxId);
+    await ensureRunRoot();
     await mkdir(this.netnsDir, { recursive: true, mode: 0o700 });
     try {
       await this.createNetns(netns);
@@ -223,15 +222,27 @@ function podAddress(result: CniResult): string | undefined {
   return inPod.map((ip) => ip.address.split("/")[0] ?? "").find((a) => isIPv4(a));
 }
 
+/**
+ * ensureRunRoot makes RUN_ROOT (or `dir`, for tests) with mode 0700 if it is missing and refuses one it cannot trust: a
+ * symlink, not a directory, not owned by root, or writable by group or others (someone else
+ * made it, and could swap what the agent binds and later unmounts).
+ */
+export async function ensureRunRoot(dir: string = RUN_ROOT): Promise<void> {
+  await mkdir(dir, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "EEXIST") throw err;
+  });
+  const s = await lstat(dir);
+  const problem = !s.isDirectory()
+    ? "is not a directory"
+    : s.uid !== 0
+      ? `is owned by uid ${s.uid}, not root`
+      : (s.mode & 0o022) !== 0
+        ? `is writable by ${(s.mode & 0o020) !== 0 ? "group" : "others"} (mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")})`
+        : undefined;
+  if (problem !== undefined) throw new Error(`cannot keep pod network namespaces in ${dir}: it ${problem}; remove it or make it root's, mode 0700`);
+}
+
 /** podNetnsDir is where an agent binds its pods' namespaces: /run/probelet/<state directory tag>/netns. */
 export function podNetnsDir(stateDir: string): string {
   return join(RUN_ROOT, stateDirTag(stateDir), "netns");
-}
-
-/**
- * nsenterArgv is the argv that runs `file` with `args` inside the network namespace `netns`
- * (nsenter joins it, then execs the file: same PID, same process group).
- */
-export function nsenterArgv(nsenter: string, netns: string, file: string, args: readonly string[]): string[] {
-  return [nsenter, `--net=${netns}`, "--", file, ...args];
 }

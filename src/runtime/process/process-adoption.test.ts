@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { ProcessRuntime } from "./process-runtime.js";
-import { defaultSupervisorPath, supervisorAvailable } from "./supervised-process.js";
+import { ADOPTED_POLL_MS, defaultSupervisorPath, supervisorAvailable } from "./supervised-process.js";
+import { createLogger } from "../../util/logger.js";
+import { setTimeout as delay } from "node:timers/promises";
 import { parseCriLogLine } from "../log-format.js";
 import type { ContainerRecord } from "./runtime-records.js";
 import { groupMembers, isAlive, liveChildren, testContainerConfig, testSandboxConfig, waitFor, waitForContainerState } from "../../../test/process-testing.js";
@@ -226,4 +228,20 @@ test("the supervisor refuses a spec of another protocol and says so", { skip }, 
   const code = await new Promise<number | null>((r) => child.once("exit", r));
   assert.equal(out, "invalid protocol\n");
   assert.equal(code, 2);
+});
+
+test("removing an adopted container once it stopped logs no 'supervisor ended without recording the exit' (its exit was seen)", { skip }, async () => {
+  const stateDir = join(dir, "adopted-removal");
+  const first = open(stateDir);
+  const { id } = await startIn(first, stateDir, "removed", "sleep 60");
+  await first.close();
+  const warnings: string[] = [];
+  const logger = createLogger({ level: "warn", write: (line) => void warnings.push(line) });
+  const second = new ProcessRuntime({ stateDir, logger });
+  runtimes.push(second);
+  assert.equal((await second.containerStatus(id)).state, "running");
+  await second.stopContainer(id, 0);
+  await second.removeContainer(id);
+  await delay(ADOPTED_POLL_MS + 500); // one more poll of the adopted container's exit
+  assert.deepEqual(warnings, []);
 });

@@ -1,7 +1,7 @@
-// Interactive exec for the process runtime (`kubectl exec`): the command runs on the host with
-// the container's env and working directory, in its own process group, as exec probes do, and in
-// the pod's network namespace when it has one (through util-linux `nsenter`). The container's
-// mount namespace is not entered: only containers with volume mounts have one of their own.
+// Interactive exec for the process runtime (`kubectl exec`): the command runs with the
+// container's env and working directory, in its own process group, as exec probes do, and, for a
+// container with a world of its own (mount or network namespace, user, capabilities), inside
+// that world through the supervisor's enter mode (see container-world.ts).
 //
 // A terminal (tty) comes from util-linux `script`, which runs the command on a new
 // pseudo-terminal and copies between it and its own pipes; Node has no pty of its own. The
@@ -14,14 +14,19 @@ import { PassThrough, Writable } from "node:stream";
 import type { Clock } from "../../util/clock.js";
 import { RuntimeError, type ExecSession, type ExecStreamOptions, type TerminalSize } from "../runtime.js";
 import { LaunchError, lookPath, prepareLaunch, spawnFailureMessage } from "./container-launch.js";
-import { nsenterArgv } from "./pod-network.js";
 
 /** ExecContext is what a container gives its exec'd commands: its environment and working directory. */
 export interface ExecContext {
   env: Record<string, string>;
   cwd: string;
-  /** The pod's network namespace file; none: the host's network. */
-  netns?: string;
+}
+
+/** Entering says how to run a command inside a container's world (see container-world.ts). */
+export interface Entering {
+  /** Where the container's view of the filesystem starts (/proc/<pid>/root, or "" for the host's). */
+  root: string;
+  /** argv is the command line that runs `file` with `argv` (argv[0] as given) in the container's world. */
+  argv: (file: string, argv: readonly string[]) => string[];
 }
 
 /** PTY_LOOKUP_ATTEMPTS bounds the wait for `script` to open the pty (attempts of PTY_LOOKUP_INTERVAL_MS). */
@@ -33,35 +38,29 @@ const MAX_TERMINAL_DIMENSION = 0xffff;
 
 /**
  * startProcessExec starts argv with the container's env and working dir and streams attached,
- * inside the pod's network namespace (joined with `nsenter`, the resolved binary) when the
- * context names one. Rejects with a RuntimeError StartFailed worded like runc when the working directory or the
- * executable is missing, or when a tty is asked for and `script` is not installed.
+ * inside the container's world when `entering` is given. Rejects with a RuntimeError StartFailed
+ * worded like runc when the working directory or the executable is missing (as the container
+ * sees them), or when a tty is asked for and `script` is not installed.
  */
-export async function startProcessExec(
-  argv: readonly string[],
-  context: ExecContext,
-  options: ExecStreamOptions,
-  clock: Clock,
-  nsenter = "nsenter",
-): Promise<ExecSession> {
-  const launch = await prepareLaunch(argv, context).catch((err: unknown) => {
+export async function startProcessExec(argv: readonly string[], context: ExecContext, options: ExecStreamOptions, clock: Clock, entering?: Entering): Promise<ExecSession> {
+  const launch = await prepareLaunch(argv, context, context.cwd, entering?.root ?? "").catch((err: unknown) => {
     throw err instanceof LaunchError ? new RuntimeError("StartFailed", `OCI runtime exec failed: exec failed: ${err.message}: unknown`) : err;
   });
   const stdinMode = options.stdin ? "pipe" : "ignore";
-  const netns = context.netns;
-  const start = (file: string, args: readonly string[], argv0: string): ChildProcess => {
-    const [command = file, ...rest] = netns === undefined ? [file, ...args] : nsenterArgv(nsenter, netns, file, args);
-    return spawn(command, rest, { argv0: netns === undefined ? argv0 : command, env: launch.env, cwd: launch.cwd, stdio: [stdinMode, "pipe", "pipe"], detached: true });
-  };
+  // Entering a container's world, the supervisor changes to the working directory inside it.
+  const cwd = entering ? "/" : launch.cwd;
+  const start = (command: string, args: readonly string[], argv0: string): ChildProcess =>
+    spawn(command, args, { argv0, env: launch.env, cwd, stdio: [stdinMode, "pipe", "pipe"], detached: true });
+  const inner = entering ? entering.argv(launch.file, argv) : [launch.file, ...argv.slice(1)];
   let child: ChildProcess;
   if (options.tty) {
     const scriptPath = await lookPath("script", process.env["PATH"] ?? "/usr/bin:/bin", "/").catch(() => {
       throw new RuntimeError("StartFailed", "exec with a tty needs util-linux `script`, which is not installed on this host");
     });
     // script runs its -c argument through $SHELL (else /bin/sh); -e returns the command's exit code.
-    child = start(scriptPath, ["-q", "-e", "-f", "-c", shellCommand(launch.file, argv), "/dev/null"], scriptPath);
+    child = start(scriptPath, ["-q", "-e", "-f", "-c", shellCommand(inner[0] ?? launch.file, inner), "/dev/null"], scriptPath);
   } else {
-    child = start(launch.file, argv.slice(1), argv[0] ?? launch.file);
+    child = start(inner[0] ?? launch.file, inner.slice(1), entering ? (inner[0] ?? launch.file) : (argv[0] ?? launch.file));
   }
   return sessionOf(child, launch.file, options, clock);
 }

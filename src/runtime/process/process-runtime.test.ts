@@ -206,6 +206,10 @@ test("listContainers filters by sandbox, state and labels; relistContainers list
   assert.deepEqual(await ids({ podSandboxId: a.id }), []);
 });
 
+test("without pod networks pods share the host's network: their container ports are host ports (podsShareHostNetwork)", async () => {
+  assert.equal(await runtime.podsShareHostNetwork(), true);
+});
+
 test("sandboxes: ready with pod IP 127.0.0.1, stopPodSandbox kills every container at once, remove forgets", async () => {
   const { id: pod, logDir } = await newPod({ labels: { app: "db" }, annotations: { a: "1" } });
   const status = await runtime.podSandboxStatus(pod);

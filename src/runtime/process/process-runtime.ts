@@ -3,10 +3,12 @@
 // reasons, exit codes, log format, error texts), so the agent treats both runtimes alike.
 import { randomBytes } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
+import { probeletVersion } from "../../util/package-version.js";
 import { dirname, resolve } from "node:path";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
+import { lookupErrorFor } from "../../probe/host-command.js";
 import { HostCommandRunner } from "../../probe/host-runner.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
@@ -15,26 +17,29 @@ import {
   type ContainerConfig,
   type ContainerFilter,
   type ContainerInfo,
+  type ContainerSecurity,
   type ContainerSummary,
   type ExecSession,
   type ExecStreamOptions,
   type PodSandboxConfig,
+  type ImageUser,
   type PodSandboxStatus,
   type Runtime,
   type SandboxFilter,
 } from "../runtime.js";
 import { MAX_CONTAINER_LOG_LINE_SIZE } from "../log-format.js";
-import { containerArgv, containerCwd, containerEnv, LaunchError, lookPath, prepareLaunch, type LaunchSpec } from "./container-launch.js";
+import { containerArgv, containerCwd, containerEnv, containerEnvBytes, LaunchError, prepareLaunch, resolveExecutableSync, type LaunchSpec } from "./container-launch.js";
+import { agentHost, containerWorld, enterArgv, isPlainWorld, securityProblem } from "./container-world.js";
 import { ContainerProcess, type ProcessStarter } from "./container-process.js";
 import { startPipedProcess } from "./piped-process.js";
 import { copySandboxConfig, labelsMatch, ProcessSandbox } from "./sandbox.js";
 import { validateContainerConfig } from "./validate-config.js";
-import { startProcessExec } from "./process-exec-stream.js";
+import { startProcessExec, type Entering } from "./process-exec-stream.js";
 import { GroupRecords } from "./group-records.js";
 import { containerRecord, RuntimeRecords, RECORD_VERSION, type ContainerRecord } from "./runtime-records.js";
 import { restoreContainer } from "./container-adoption.js";
 import { defaultSupervisorPath, startSupervisedProcess, supervisorAvailable, type SupervisedProcess } from "./supervised-process.js";
-import { nsenterArgv, PodNetwork, type PodNetworkOptions, type SandboxNetwork } from "./pod-network.js";
+import { PodNetwork, type PodNetworkOptions, type SandboxNetwork } from "./pod-network.js";
 
 /** PROCESS_RUNTIME_NAME is what version() reports as runtimeName. */
 export const PROCESS_RUNTIME_NAME = "probelet-process";
@@ -156,8 +161,28 @@ export class ProcessRuntime implements Runtime {
     return undefined;
   }
 
+  /**
+   * securityUnsupportedReason: as root the supervisor applies every field (user, groups,
+   * capabilities, no_new_privs); otherwise only what needs no privilege (see container-world.ts).
+   */
+  async securityUnsupportedReason(security: ContainerSecurity): Promise<string | undefined> {
+    await this.ready;
+    return securityProblem(security, agentHost(this.supervised));
+  }
+
+  /** imageUser: there is no image; a container without runAsUser runs as the agent's user. */
+  async imageUser(): Promise<ImageUser> {
+    return { uid: process.getuid?.() ?? 0 };
+  }
+
+  /** podsShareHostNetwork: pods share the host's network unless they get pod network namespaces (root, the CNI plugins). */
+  async podsShareHostNetwork(): Promise<boolean> {
+    await this.ready;
+    return this.network === undefined;
+  }
+
   async version(): Promise<{ runtimeName: string; runtimeVersion: string }> {
-    return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: await packageVersion() };
+    return { runtimeName: PROCESS_RUNTIME_NAME, runtimeVersion: probeletVersion() };
   }
 
   // ---- sandboxes -------------------------------------------------------------------------
@@ -222,7 +247,10 @@ export class ProcessRuntime implements Runtime {
     this.assertOpen();
     if (!this.sandboxes.has(sandboxId)) throw notFound(`failed to find sandbox id "${sandboxId}": not found`);
     const id = newId();
-    const problem = validateContainerConfig(config) ?? (config.mounts?.length ? await this.mountsUnsupportedReason() : undefined);
+    const problem =
+      validateContainerConfig(config) ??
+      (config.mounts?.length ? await this.mountsUnsupportedReason() : undefined) ??
+      (config.security ? await this.securityUnsupportedReason(config.security) : undefined);
     if (problem) throw new RuntimeError("CreateFailed", `failed to generate container "${id}" spec: ${problem}`);
     const name = [config.name, sandboxConfig.name, sandboxConfig.namespace, sandboxConfig.podUid, config.attempt].join("_");
     const holder = this.names.get(name);
@@ -237,7 +265,8 @@ export class ProcessRuntime implements Runtime {
     }
     const copy = copyContainerConfig(config);
     const netns = this.sandboxes.get(sandboxId)?.network?.netns;
-    const execContext = { env: containerEnv(copy, sandboxConfig), cwd: containerCwd(copy), ...(netns !== undefined ? { netns } : {}) };
+    const world = await containerWorld(copy.security, (copy.mounts?.length ?? 0) > 0, agentHost(this.supervised));
+    const execContext = { env: containerEnv(copy, sandboxConfig), cwd: containerCwd(copy), ...(netns !== undefined ? { netns } : {}), ...(isPlainWorld(world, undefined) ? {} : { world }) };
     const container = new ContainerProcess(id, sandboxId, copy, logPath, execContext, this.clock.now(), this.clock, this.logger);
     this.containers.set(id, container);
     this.names.set(name, id);
@@ -305,28 +334,44 @@ export class ProcessRuntime implements Runtime {
   }
 
   /**
-   * runInContainer runs argv on the host with the container's env and working dir (CRI
-   * ExecSync), inside the pod's network namespace when it has one. A command that is not found
-   * runs as is: it fails as it would in the namespace (the filesystem is the host's either way).
+   * runInContainer runs argv with the container's env and working dir (CRI ExecSync): on the
+   * host for a container of the agent's own kind, else inside its world (mount and network
+   * namespaces, user, capabilities) through the supervisor's enter mode. The executable is looked
+   * up as the container sees its filesystem; a missing one fails as on the host.
    */
   async runInContainer(containerId: string, argv: readonly string[], options: CommandRunOptions): Promise<CommandResult> {
     await this.ready;
-    const { env, cwd, netns } = this.runningContainer(containerId).execContext;
-    const run = { env, cwd, timeoutMs: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
-    const file = netns === undefined ? undefined : await lookPath(argv[0] ?? "", env["PATH"] ?? "", cwd).catch(() => undefined);
-    if (netns === undefined || file === undefined) return this.runner.run(argv, run);
+    const container = this.runningContainer(containerId);
+    const { env, cwd } = container.execContext;
+    const signal = options.signal ? { signal: options.signal } : {};
+    const entering = this.entering(container);
+    if (!entering) return this.runner.run(argv, { env, cwd, timeoutMs: options.timeoutMs, ...signal });
+    const found = resolveExecutableSync(argv[0] ?? "", env["PATH"] ?? "", cwd, entering.root);
+    if (!found.ok) throw lookupErrorFor(argv[0] ?? "", found.code);
     try {
-      return await this.runner.run(nsenterArgv(this.nsenter(), netns, file, argv.slice(1)), run);
+      return await this.runner.run(entering.argv(found.path, argv), { env, cwd: "/", timeoutMs: options.timeoutMs, ...signal });
     } catch (err) {
       if (err instanceof CommandTimeoutError) throw new CommandTimeoutError(argv, err.timeoutMs, execTimeoutMessage(argv, err.timeoutMs), err.partialOutput);
       throw err;
     }
   }
 
-  /** execStream starts argv on the host with the container's env and working dir, streams attached (CRI Exec). */
+  /** execStream starts argv with the container's env and working dir, in its world, streams attached (CRI Exec). */
   async execStream(containerId: string, argv: readonly string[], options: ExecStreamOptions): Promise<ExecSession> {
     await this.ready;
-    return startProcessExec(argv, this.runningContainer(containerId).execContext, options, this.clock, this.nsenter());
+    const container = this.runningContainer(containerId);
+    return startProcessExec(argv, container.execContext, options, this.clock, this.entering(container));
+  }
+
+  /** reopenContainerLog has the container's supervisor (or the agent's log writer) open its log path again. */
+  async reopenContainerLog(containerId: string): Promise<void> {
+    await this.ready;
+    const container = this.container(containerId);
+    try {
+      await container.reopenLog();
+    } catch (err) {
+      throw new RuntimeError(container.state === "running" ? "Unknown" : "NotFound", `failed to reopen log of container "${containerId}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
   }
 
   /**
@@ -361,7 +406,7 @@ export class ProcessRuntime implements Runtime {
     const { config, execContext } = container;
     try {
       if (!sandbox?.ready) throw new LaunchError(`sandbox container "${container.sandboxId}" is not running`);
-      const launch = await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd);
+      const launch = { ...(await prepareLaunch(containerArgv(config), execContext, config.workingDir || execContext.cwd)), ...containerEnvBytes(config) };
       if (this.supervised) {
         await this.launchSupervised(container, launch);
         return;
@@ -396,6 +441,7 @@ export class ProcessRuntime implements Runtime {
         maxLineSize: MAX_CONTAINER_LOG_LINE_SIZE,
         mounts: container.config.mounts ?? [],
         ...(container.execContext.netns !== undefined ? { netns: container.execContext.netns } : {}),
+        ...(container.execContext.world ? { world: container.execContext.world } : {}),
         clock: this.clock,
         stop: this.closed.signal,
         onSpawn: (supervisor) => this.saveContainer(container, { supervisor }),
@@ -498,9 +544,20 @@ export class ProcessRuntime implements Runtime {
     }
   }
 
-  /** nsenter is the binary that runs exec commands in a pod's network namespace. */
-  private nsenter(): string {
-    return this.network?.nsenter ?? "nsenter";
+  /**
+   * entering says how to run a command in a container's world, or undefined when the container
+   * is of the agent's own kind (then it runs on the host, the cheapest way). Only a running,
+   * supervised container has a world; its leader is entered by PID and start time.
+   */
+  private entering(container: ContainerProcess): Entering | undefined {
+    const { world, netns, cwd } = container.execContext;
+    if (isPlainWorld(world, netns)) return undefined;
+    const leader = container.leader;
+    if (!leader) throw new RuntimeError("Unknown", `failed to exec in container: the process of container "${container.id}" is not known`);
+    return {
+      root: world?.mountNamespace ? `/proc/${leader.pid}/root` : "",
+      argv: (file, argv) => enterArgv(this.supervisorPath, leader, world, netns, cwd, file, argv),
+    };
   }
 
   private async forceStop(container: ContainerProcess): Promise<void> {
@@ -556,19 +613,4 @@ function copyContainerConfig(config: ContainerConfig): ContainerConfig {
     labels: { ...config.labels },
     annotations: { ...config.annotations },
   };
-}
-
-let version: Promise<string> | undefined;
-
-/** packageVersion reads probelet's version from package.json (src/ or dist/src/ layout). */
-function packageVersion(): Promise<string> {
-  version ??= (async () => {
-    for (const rel of ["../../../package.json", "../../../../package.json"]) {
-      const text = await readFile(new URL(rel, import.meta.url), "utf8").catch(() => undefined);
-      const pkg = text === undefined ? undefined : (JSON.parse(text) as { name?: string; version?: string });
-      if (pkg?.name === "probelet" && pkg.version) return pkg.version;
-    }
-    return "0.0.0";
-  })();
-  return version;
 }

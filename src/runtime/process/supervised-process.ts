@@ -12,7 +12,8 @@ import { errnoText } from "../../probe/host-command.js";
 import { IN_BACKGROUND, type Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import { readProcStatSync } from "../../util/proc-stat.js";
-import { LaunchError, spawnFailureMessage, type LaunchSpec } from "./container-launch.js";
+import { LaunchError, START_ERROR_PREFIX, spawnFailureMessage, type LaunchSpec } from "./container-launch.js";
+import type { ContainerWorld } from "./container-world.js";
 import type { ProcessExit, RunningProcess } from "./container-process.js";
 import { exitReason } from "./process-group.js";
 import { encodeSupervisorSpec, MAX_STATE_FILE_BYTES, parseExitRecord, parseSupervisorReply } from "./supervisor-protocol.js";
@@ -27,6 +28,10 @@ export const UNKNOWN_EXIT_REASON = "Unknown";
  * that died without recording the exit; a recorded exit is noticed at once (directory watch).
  */
 export const ADOPTED_POLL_MS = 1000;
+
+/** REOPEN_WAIT_MS bounds the wait for a supervisor to open its log again after SIGHUP (checked every REOPEN_POLL_MS). */
+export const REOPEN_WAIT_MS = 2000;
+const REOPEN_POLL_MS = 10;
 
 /** SUPERVISOR_REPLY_TIMEOUT_MS bounds the wait for the supervisor's answer. */
 const SUPERVISOR_REPLY_TIMEOUT_MS = 10_000;
@@ -82,6 +87,8 @@ export interface SupervisedProcessOptions {
   mounts?: readonly Mount[];
   /** The pod's network namespace file the container joins; none: the agent's network. */
   netns?: string;
+  /** The user, capabilities and no_new_privs the container runs with. */
+  world?: ContainerWorld;
   /** Bounds the wait for the supervisor's answer; gives an exit nobody recorded its time. */
   clock: Clock;
   /** Aborted when the runtime closes: from then on the supervisor no longer keeps Node alive. */
@@ -121,7 +128,7 @@ function isSameProcess(identity: ProcessIdentity): boolean {
  * with a LaunchError worded as runc words it when the container cannot start.
  */
 export async function startSupervisedProcess(launch: LaunchSpec, options: SupervisedProcessOptions): Promise<SupervisedProcess> {
-  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize, ...(options.mounts ? { mounts: options.mounts } : {}), ...(options.netns !== undefined ? { netns: options.netns } : {}) });
+  const spec = encodeSupervisorSpec({ launch, logPath: options.logPath, statePath: options.statePath, maxLineSize: options.maxLineSize, ...(options.mounts ? { mounts: options.mounts } : {}), ...(options.netns !== undefined ? { netns: options.netns } : {}), ...(options.world ? { world: options.world } : {}) });
   await rm(options.statePath, { force: true });
   const child = spawn(options.binary, [], { stdio: ["pipe", "pipe", "ignore"], detached: true });
   const childExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -156,7 +163,7 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
     case "started": {
       const leader = identify(reply.pid);
       const exited = childExited.then(() => readExit(options.statePath, () => options.clock.now(), options.logger));
-      return { pid: reply.pid, exited, leader, supervisor, isOurs: () => isSameProcess(leader) };
+      return { pid: reply.pid, exited, leader, supervisor, isOurs: () => isSameProcess(leader), reopenLog: logReopener(supervisor, options.logPath, options.clock) };
     }
     case "exec-failed":
       throw new LaunchError(spawnFailureMessage(launch.file, reply.code));
@@ -164,6 +171,10 @@ export async function startSupervisedProcess(launch: LaunchSpec, options: Superv
       throw new LaunchError(`failed to join the pod's network namespace ${options.netns ?? ""}: ${reply.code}: ${errnoText(reply.code)}`);
     case "mount-failed":
       throw new LaunchError(`failed to mount volumes in the container's mount namespace: ${reply.code}: ${errnoText(reply.code)}`);
+    case "user-failed":
+      throw new LaunchError(`${START_ERROR_PREFIX}failed to apply the container's securityContext (user, groups, capabilities, no_new_privs): ${reply.code}: ${errnoText(reply.code)}`);
+    case "chdir-failed":
+      throw new LaunchError(`${START_ERROR_PREFIX}chdir to cwd ("${launch.cwd}") set in config.json failed: ${errnoText(reply.code)}`);
     case "log-failed":
       throw new LaunchError(`failed to create and open log file: ${reply.code}: ${errnoText(reply.code)}, open '${options.logPath}'`);
     case "invalid":
@@ -182,6 +193,7 @@ export async function adoptSupervisedProcess(
   leader: ProcessIdentity,
   supervisor: ProcessIdentity,
   statePath: string,
+  logPath: string,
   clock: Clock,
   stop: AbortSignal,
   logger: Logger,
@@ -197,7 +209,9 @@ export async function adoptSupervisedProcess(
     const name = basename(statePath);
     let settled = false;
     const check = async (): Promise<void> => {
-      const exit = (await readExitFile(statePath)) ?? (stillRuns(leader) || stillRuns(supervisor) ? undefined : await readExit(statePath, now, logger));
+      // A poll that wakes after the exit was seen (and the record maybe removed) has nothing to say.
+      if (settled || stop.aborted) return;
+      const exit = (await readExitFile(statePath)) ?? (settled || stillRuns(leader) || stillRuns(supervisor) ? undefined : await readExit(statePath, now, logger));
       if (!exit || settled || stop.aborted) return;
       settled = true;
       watcher?.close();
@@ -220,7 +234,38 @@ export async function adoptSupervisedProcess(
       }
     })();
   });
-  return { pid: leader.pid, exited, isOurs: () => isSameProcess(leader) };
+  return { pid: leader.pid, exited, isOurs: () => isSameProcess(leader), leader, reopenLog: logReopener(supervisor, logPath, clock) };
+}
+
+/**
+ * logReopener asks a supervisor to open its log path again (SIGHUP) and waits, at most
+ * REOPEN_WAIT_MS, for the new file to appear there, as ReopenContainerLog returns once the new
+ * file exists. A supervisor of an older protocol ignores the signal: the wait then fails.
+ */
+function logReopener(supervisor: ProcessIdentity, logPath: string, clock: Clock): () => Promise<void> {
+  return async () => {
+    if (logPath === "") return;
+    if (!signalSupervisor(supervisor, "SIGHUP")) throw new Error("the container's supervisor is gone");
+    for (let waited = 0; waited <= REOPEN_WAIT_MS; waited += REOPEN_POLL_MS) {
+      if (await stat(logPath).then(() => true, () => false)) return;
+      await clock.sleep(REOPEN_POLL_MS);
+    }
+    throw new Error(`the container's supervisor did not open ${logPath} again within ${REOPEN_WAIT_MS} ms`);
+  };
+}
+
+/**
+ * signalSupervisor sends `signal` to a container's supervisor when `identity` still names it
+ * (never to a recycled PID); false when it is gone.
+ */
+export function signalSupervisor(identity: ProcessIdentity, signal: NodeJS.Signals): boolean {
+  if (!stillRuns(identity)) return false;
+  try {
+    process.kill(identity.pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** childOf finds the live child of `parent` (a supervisor's container), if it has one. */

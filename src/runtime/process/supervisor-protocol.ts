@@ -3,12 +3,15 @@
 import { constants } from "node:os";
 import type { Mount } from "../runtime.js";
 import type { LaunchSpec } from "./container-launch.js";
+import { worldFields, type ContainerWorld } from "./container-world.js";
 
 /** SUPERVISOR_PROTOCOL is the first field of every spec; the supervisor refuses any other. */
-export const SUPERVISOR_PROTOCOL = "probelet-supervisor/3";
+export const SUPERVISOR_PROTOCOL = "probelet-supervisor/4";
 
 /** MAX_SUPERVISOR_SPEC_BYTES is the largest spec the supervisor reads (native/supervisor.c MAX_SPEC). */
 export const MAX_SUPERVISOR_SPEC_BYTES = 8 << 20;
+
+const NUL = Buffer.from([0]);
 
 /** MAX_STATE_FILE_BYTES bounds how much of an exit state file is read. */
 export const MAX_STATE_FILE_BYTES = 4096;
@@ -27,6 +30,8 @@ export interface SupervisorSpec {
   mounts?: readonly Mount[];
   /** The pod's network namespace file, which the container joins; none: the agent's network. */
   netns?: string;
+  /** The user, capabilities and no_new_privs the container runs with; none: the supervisor's own. */
+  world?: ContainerWorld;
 }
 
 /**
@@ -35,7 +40,11 @@ export interface SupervisorSpec {
  */
 export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
   const { launch } = spec;
-  const env = Object.entries(launch.env).map(([key, value]) => `${key}=${value}`);
+  // An env value that is not UTF-8 goes as its exact bytes (LaunchSpec.envBytes).
+  const env = Object.entries(launch.env).map(([key, value]) => {
+    const raw = launch.envBytes?.[key];
+    return raw === undefined ? `${key}=${value}` : Buffer.concat([Buffer.from(`${key}=`, "utf8"), Buffer.from(raw, "base64")]);
+  });
   const fields = [
     SUPERVISOR_PROTOCOL,
     spec.logPath,
@@ -50,15 +59,22 @@ export function encodeSupervisorSpec(spec: SupervisorSpec): Buffer {
     String((spec.mounts ?? []).length * 3),
     ...(spec.mounts ?? []).flatMap((m) => [m.hostPath, m.containerPath, m.readonly ? "ro" : "rw"]),
     spec.netns ?? "",
+    ...worldSpecFields(spec.world),
   ];
   if (spec.netns !== undefined && !spec.netns.startsWith("/")) throw new RangeError("supervisor spec: the network namespace path must be absolute");
   if ((spec.mounts ?? []).some((m) => !m.hostPath.startsWith("/") || !m.containerPath.startsWith("/"))) {
     throw new RangeError("supervisor spec: mount paths must be absolute");
   }
-  if (fields.some((f) => f.includes("\0"))) throw new RangeError("supervisor spec: a field contains a NUL byte");
-  const encoded = Buffer.from(fields.map((f) => `${f}\0`).join(""), "utf8");
+  if (fields.some((f) => (typeof f === "string" ? f.includes("\0") : f.includes(0)))) throw new RangeError("supervisor spec: a field contains a NUL byte");
+  const encoded = Buffer.concat(fields.flatMap((f) => [typeof f === "string" ? Buffer.from(f, "utf8") : f, NUL]));
   if (encoded.length > MAX_SUPERVISOR_SPEC_BYTES) throw new RangeError(`supervisor spec: ${encoded.length} bytes exceed the limit of ${MAX_SUPERVISOR_SPEC_BYTES}`);
   return encoded;
+}
+
+/** worldSpecFields are the last fields of a spec: uid, gid, groups (counted), capabilities, no_new_privs. */
+function worldSpecFields(world: ContainerWorld | undefined): string[] {
+  const f = worldFields(world);
+  return [f.uid, f.gid, String(f.groups.length), ...f.groups, f.capabilities, f.noNewPrivs];
 }
 
 /** SupervisorReply is what the supervisor answered to a spec. */
@@ -72,6 +88,10 @@ export type SupervisorReply =
   | { kind: "mount-failed"; code: string }
   /** The pod's network namespace could not be joined. */
   | { kind: "netns-failed"; code: string }
+  /** The user, groups, capabilities or no_new_privs could not be applied. */
+  | { kind: "user-failed"; code: string }
+  /** The working directory could not be entered (as the container's user). */
+  | { kind: "chdir-failed"; code: string }
   /** The supervisor refused the spec, or answered something unreadable. */
   | { kind: "invalid"; detail: string };
 
@@ -80,12 +100,8 @@ export function parseSupervisorReply(text: string): SupervisorReply {
   const line = text.endsWith("\n") ? text.slice(0, -1) : text;
   const [word, rest = ""] = splitOnce(line, " ");
   if (word === "started" && /^[1-9]\d{0,9}$/.test(rest)) return { kind: "started", pid: Number(rest) };
-  if ((word === "error" || word === "logerror" || word === "mounterror" || word === "netnserror") && /^\d{1,5}$/.test(rest)) {
-    const code = errnoName(Number(rest));
-    if (word === "mounterror") return { kind: "mount-failed", code };
-    if (word === "netnserror") return { kind: "netns-failed", code };
-    return word === "error" ? { kind: "exec-failed", code } : { kind: "log-failed", code };
-  }
+  const failures = { error: "exec-failed", logerror: "log-failed", mounterror: "mount-failed", netnserror: "netns-failed", usererror: "user-failed", chdirerror: "chdir-failed" } as const;
+  if (Object.hasOwn(failures, word) && /^\d{1,5}$/.test(rest)) return { kind: failures[word as keyof typeof failures], code: errnoName(Number(rest)) };
   if (word === "invalid") return { kind: "invalid", detail: rest };
   return { kind: "invalid", detail: line === "" ? "no answer" : `unexpected answer ${JSON.stringify(line.slice(0, 80))}` };
 }
