@@ -40,8 +40,17 @@ export class Pleg {
       return;
     }
     this.runtimeState.synced(this.clock.now());
+    // generic.go Relist compares each container's state by its ID (computeEvents), so the order in
+    // which the runtime lists them means nothing: containerd's ListContainers order varies from
+    // call to call, and a signature in list order woke a pod with two instances at every relist.
+    const entries = new Map<string, string[]>();
+    for (const info of infos) {
+      const list = entries.get(info.podSandboxId) ?? [];
+      list.push(`${info.id}:${info.state};`);
+      entries.set(info.podSandboxId, list);
+    }
     const seen = new Map<string, string>();
-    for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
+    for (const [sandbox, list] of entries) seen.set(sandbox, list.sort().join(""));
     for (const pod of pods) {
       if (pod.sandboxId === undefined) continue;
       const now = seen.get(pod.sandboxId) ?? "";
