@@ -118,7 +118,7 @@ test("kubelet_terminated_containers_total counts each container that exits, once
   const { clock, runtime, agent } = startAgentOnFakes();
   await admitRunning(agent, clock, {
     metadata: { name: "job", namespace: "default" },
-    spec: { restartPolicy: "Never", initContainers: [{ name: "setup", command: ["setup"] }], containers: [{ name: "app", command: ["app"] }] },
+    spec: { restartPolicy: "Never", initContainers: [{ name: "setup", image: "img", command: ["setup"] }], containers: [{ name: "app", image: "img", command: ["app"] }] },
   });
   runtime.exit(runtime.current("setup")!.id, 0);
   for (let s = 0; s < 3; s++) {

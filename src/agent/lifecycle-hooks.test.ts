@@ -211,7 +211,7 @@ describe("agent lifecycle hooks", () => {
     runtime.execDelayMs.set("app", 60_000);
     await admitRunning(agent, clock, {
       metadata: { name: "p", namespace: "default" },
-      spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "app", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain"] } } } }] },
+      spec: { terminationGracePeriodSeconds: 3, containers: [{ name: "app", image: "img", command: ["app"], lifecycle: { preStop: { exec: { command: ["drain"] } } } }] },
     });
     agent.deletePod("default", "p");
     for (let s = 0; s < 5; s++) {
