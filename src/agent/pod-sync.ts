@@ -863,9 +863,10 @@ export class PodSyncer {
    */
   private publishFinal(record: PodRecord, groups: Map<string, ContainerInstances>): void {
     const pod = record.pod;
+    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
     const status = buildPodStatus({
       pod,
-      previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
+      previous,
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       sandboxNotReady: record.sandboxId === undefined ? "no pod sandbox exists" : "pod sandbox is not ready",
@@ -878,7 +879,7 @@ export class PodSyncer {
     const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating"));
     if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
-    refreshReadyConditions(pod, status, this.d.clock.now());
+    refreshReadyConditions(pod, status, this.d.clock.now(), previous);
     this.d.statusManager.setPodStatus(pod, status);
   }
 
@@ -933,7 +934,7 @@ export class PodSyncer {
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);
     this.d.probeManager.updatePodStatus(pod, status, previous);
-    refreshReadyConditions(pod, status, this.d.clock.now());
+    refreshReadyConditions(pod, status, this.d.clock.now(), previous);
     this.d.statusManager.setPodStatus(pod, status);
     return status;
   }

@@ -9,13 +9,12 @@ import { createTwoWayMergePatch, POD_SCHEMA, type JsonValue } from "../apiserver
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
+import { isKubeletCondition } from "../agent/pod-conditions.js";
 import type { PodStatusSink } from "./pod-updates.js";
 
 /** SYNC_BATCH_PERIOD_MS is the kubelet's syncPeriod of the status manager. */
 export const SYNC_BATCH_PERIOD_MS = 10_000;
 
-/** KUBELET_POD_CONDITIONS are the condition types the kubelet owns (kubetypes.PodConditionsByKubelet). */
-export const KUBELET_POD_CONDITIONS: ReadonlySet<string> = new Set(["PodScheduled", "Ready", "Initialized", "ContainersReady", "PodReadyToStartContainers"]);
 
 /** PodEntry is what the syncer knows of one pod (kubelet versionedPodStatus). */
 interface PodEntry {
@@ -196,8 +195,11 @@ export class ApiStatusSync implements PodStatusSink {
  */
 export function mergePodStatus(api: PodStatus, ours: PodStatus): PodStatus {
   const conditions: PodCondition[] = [];
-  for (const c of api.conditions ?? []) if (!KUBELET_POD_CONDITIONS.has(c.type)) conditions.push(c);
-  for (const c of ours.conditions ?? []) if (KUBELET_POD_CONDITIONS.has(c.type)) conditions.push(c);
+  // kubetypes.PodConditionByKubelet, one list for the agent and the API server's copy: it names
+  // AllContainersRestarting (RestartAllContainersOnContainerExits, on in 1.37), which a list of
+  // its own here left out, so that condition never reached the API server.
+  for (const c of api.conditions ?? []) if (!isKubeletCondition(c.type)) conditions.push(c);
+  for (const c of ours.conditions ?? []) if (isKubeletCondition(c.type)) conditions.push(c);
   const merged: PodStatus = { ...ours };
   if (conditions.length > 0) merged.conditions = conditions;
   else delete merged.conditions;
