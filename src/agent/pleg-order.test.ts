@@ -18,7 +18,7 @@ class ReorderingRuntime extends FakeRuntime {
   }
 }
 
-test("GenericPLEG Relist: a pod whose two instances are listed in another order is not woken; a state change wakes it once", async () => {
+test("GenericPLEG Relist: a pod whose two instances are listed in another order is not woken; a removed instance does not wake it (isSyncPodWorthy), a new one does", async () => {
   const clock = new FakeClock();
   const runtime = new ReorderingRuntime(clock);
   const config: PodSandboxConfig = { podUid: "u1", name: "p", namespace: "default", attempt: 0, hostNetwork: false, logDirectory: "/tmp/none", labels: {}, annotations: {} };
@@ -39,5 +39,8 @@ test("GenericPLEG Relist: a pod whose two instances are listed in another order 
   assert.equal(woken, 1, "woken by the first relist only, not by the order of the list");
   await runtime.removeContainer(first);
   await pleg.relist([pod]);
-  assert.equal(woken, 2, "an instance removed wakes it");
+  assert.equal(woken, 1, "ContainerRemoved is not worth a sync");
+  await instance(2);
+  await pleg.relist([pod]);
+  assert.equal(woken, 2, "a new instance wakes it");
 });
