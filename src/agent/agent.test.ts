@@ -56,9 +56,9 @@ test("agent rejects an invalid manifest with field-path errors and starts nothin
   await agent.close();
 });
 
-test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s with the kubelet's messages", async () => {
+test("restartPolicy Always: first restart at once, then a 10 s back-off with the kubelet's messages; CrashLoopBackOff shows from the next sync on (reasonCache after SyncPod)", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
-  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
+  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }, { name: "other", image: "img", command: ["other"] }]), "api");
   await tick(clock);
   runtime.exit(runtime.current("app")!.id, 1);
   await tick(clock);
@@ -66,18 +66,44 @@ test("restartPolicy Always: first restart at once, then CrashLoopBackOff 10 s wi
   assert.equal(status(agent, "crash").containerStatuses?.[0]?.restartCount, 1);
   runtime.exit(runtime.current("app")!.id, 1);
   await tick(clock);
-  const s = status(agent, "crash").containerStatuses![0]!;
   const uid = agent.getPod("default", "crash").metadata.uid;
+  // kubelet.go SyncPod stores the status (generateAPIPodStatus) before kuberuntime's SyncPod
+  // decides the back-off: the sync that holds the container back shows it terminated.
+  let s = status(agent, "crash").containerStatuses![0]!;
+  assert.equal(s.state?.terminated?.reason, "Error");
+  assert.equal(s.lastState?.terminated?.exitCode, 1);
+  assert.ok(eventStrings(agent).includes(`Warning BackOff Back-off restarting failed container app in pod crash_default(${uid})`));
+  // Any later sync (here: the other container exits and is restarted) shows the reason cache's entry.
+  runtime.exit(runtime.current("other")!.id, 0);
+  await tick(clock);
+  s = status(agent, "crash").containerStatuses![0]!;
   assert.equal(s.state?.waiting?.reason, "CrashLoopBackOff");
   assert.equal(s.state?.waiting?.message, `back-off 10s restarting failed container=app pod=crash_default(${uid})`);
-  assert.equal(s.lastState?.terminated?.exitCode, 1);
   assert.equal(s.lastState?.terminated?.reason, "Error");
-  assert.ok(eventStrings(agent).includes(`Warning BackOff Back-off restarting failed container app in pod crash_default(${uid})`));
-  for (let i = 0; i < 8; i++) await tick(clock);
+  for (let i = 0; i < 7; i++) await tick(clock);
   assert.equal(runtime.current("app")!.attempt, 1, "still backing off after 9 s");
   await tick(clock, 2000);
   assert.equal(runtime.current("app")!.attempt, 2, "restarted after the 10 s back-off");
   await agent.close();
+});
+
+test("pod_workers.go completeWork: a held-back pod is synced again after its back-off stretched by the jitter (factor 0.5), so the restart comes between 1 and 1.5 back-offs after the crash", async () => {
+  for (const [random, restartBy] of [[0, 10], [0.99, 15]] as const) {
+    const { clock, runtime, agent } = startAgentOnFakes({ random: () => random });
+    agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, 1);
+    await tick(clock);
+    runtime.exit(runtime.current("app")!.id, 1);
+    let seconds = 1;
+    while (runtime.current("app")!.attempt === 1 && seconds < 30) {
+      await tick(clock);
+      seconds++;
+    }
+    assert.equal(runtime.current("app")!.attempt, 2);
+    assert.ok(seconds >= restartBy && seconds <= restartBy + 1, `random ${random}: restarted ${seconds} s after the crash, expected ${restartBy}`);
+    await agent.close();
+  }
 });
 
 test("restartPolicy Never: exit 0 → Succeeded, exit 1 → Failed", async () => {

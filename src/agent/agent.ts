@@ -44,7 +44,7 @@ import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
-import { RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
+import { requeueDelayMs, RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { ContainerInstanceLog } from "./container-instances.js";
@@ -89,6 +89,8 @@ export interface AgentOptions {
   resyncIntervalMs?: number;
   /** How often every pod is synced regardless (the kubelet's syncFrequency: 1 min). */
   fullResyncIntervalMs?: number;
+  /** Source of the pod workers' requeue jitter, in [0, 1) (default Math.random; backoff.ts requeueDelayMs). */
+  random?: () => number;
   /**
    * How often dead containers, idle sandboxes and log directories of gone pods are collected (the
    * kubelet's ContainerGCPeriod: 1 min). The first collection runs one period after start(), by
@@ -492,7 +494,7 @@ export class Agent extends StoreView implements AgentApi {
         // A terminal phase held back while containers could run is written once they are stopped,
         // even when the status itself did not change (status_manager.go mergePodStatus).
         if (!stoppedBefore && r.containersStopped === true) this.publishPod(r.pod.metadata.uid ?? "");
-        if (r.backoffRemainingMs !== undefined) this.requeue(r, r.backoffRemainingMs);
+        if (r.backoffRemainingMs !== undefined) this.requeue(r, requeueDelayMs(r.backoffRemainingMs, this.options.fullResyncIntervalMs ?? 60_000, this.options.random ?? Math.random));
       },
       terminate: (r, grace) => this.syncer.terminate(r, grace),
       terminated: (r) => this.forget(r),

@@ -104,7 +104,7 @@ export class ApiPodReconciler implements ApiPodHandlers {
     const own = this.o.statusManager.getPodStatus(pod.metadata.uid ?? "");
     const merged = own === undefined ? undefined : mergeApiConditions(own, api);
     if (merged === undefined) return;
-    refreshReadyConditions(pod, merged, this.o.clock.now());
+    refreshReadyConditions(pod, merged, this.o.clock.now(), own);
     this.o.statusManager.setPodStatus(pod, merged);
   }
 }

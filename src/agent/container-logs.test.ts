@@ -39,7 +39,7 @@ async function startWithWeb(t: TestContext): Promise<{ clock: FakeClock; runtime
   return { clock, runtime, agent };
 }
 
-test("logs and logs --previous follow the status: first instance, restarted, in CrashLoopBackOff", async (t) => {
+test("logs and logs --previous follow the status: first instance, restarted, held back by the back-off", async (t) => {
   const { clock, runtime, agent } = await startWithWeb(t);
   await writeLog(runtime);
 
@@ -55,11 +55,15 @@ test("logs and logs --previous follow the status: first instance, restarted, in 
   assert.equal(await read(agent), "attempt-1\n");
   assert.equal(await read(agent, { previous: true }), "attempt-0\n");
 
-  // The second waits out the back-off: lastState is the instance that just died, and both read it.
+  // The second waits out the back-off. The sync that decides it shows the instance that just died
+  // as terminated and the one before as lastState (the CrashLoopBackOff reason shows from the next
+  // sync on, kubelet.go SyncPod), so logs reads the dead instance and logs -p the one before
+  // (kubelet_pods.go validateContainerLogStatus).
   await crash(runtime, clock);
-  assert.equal(agent.getPod("default", "web").status?.containerStatuses?.[0]?.state?.waiting?.reason, "CrashLoopBackOff");
+  assert.ok(agent.getPod("default", "web").status?.containerStatuses?.[0]?.state?.terminated, "held back: terminated until the next sync");
+  assert.equal(runtime.current("app")!.attempt, 1);
   assert.equal(await read(agent), "attempt-1\n");
-  assert.equal(await read(agent, { previous: true }), "attempt-1\n");
+  assert.equal(await read(agent, { previous: true }), "attempt-0\n");
 });
 
 /** crash makes the running "app" exit 1 and lets the agent react for one second. */

@@ -1,7 +1,7 @@
 // The kubelet's pod lifecycle event generator (pkg/kubelet/pleg/generic.go relist) and its view
 // of the runtime's health (pkg/kubelet/runtime.go runtimeState): one container list per period,
-// the pods whose containers appeared, vanished or changed state picked out by a signature per
-// sandbox, and the runtime going down and coming back noted once each.
+// the pods whose containers appeared or changed state picked out by each container's state (one
+// that only vanished wakes none), and the runtime going down and coming back noted once each.
 import type { Runtime } from "../runtime/runtime.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import type { Clock } from "../util/clock.js";
@@ -19,8 +19,8 @@ export class Pleg {
   readonly runtimeState = new RuntimeState();
   /** Since when pod syncs are skipped because the runtime is down (undefined while it is up). */
   runtimeDownSince: number | undefined;
-  /** The last relist's container signature per sandbox. */
-  private readonly relisted = new Map<string, string>();
+  /** The last relist's containers per sandbox: each one's state by container ID. */
+  private readonly relisted = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly runtime: Runtime,
@@ -28,7 +28,7 @@ export class Pleg {
     private readonly logger: Logger,
   ) {}
 
-  /** relist syncs the pods whose containers appeared, vanished or changed state since the last relist. */
+  /** relist syncs the pods whose containers appeared or changed state since the last relist. */
   async relist(pods: Iterable<RelistedPod>): Promise<void> {
     let infos;
     try {
@@ -40,15 +40,22 @@ export class Pleg {
       return;
     }
     this.runtimeState.synced(this.clock.now());
-    const seen = new Map<string, string>();
-    for (const info of infos) seen.set(info.podSandboxId, `${seen.get(info.podSandboxId) ?? ""}${info.id}:${info.state};`);
+    // generic.go Relist compares each container's state by its ID (computeEvents), so the order in
+    // which the runtime lists them means nothing (containerd's varies from call to call). A
+    // container that only vanished (garbage collection) is a ContainerRemoved event, which wakes
+    // no pod (kubelet.go isSyncPodWorthy).
+    const seen = new Map<string, Map<string, string>>();
+    for (const info of infos) {
+      const states = seen.get(info.podSandboxId) ?? new Map<string, string>();
+      states.set(info.id, info.state);
+      seen.set(info.podSandboxId, states);
+    }
     for (const pod of pods) {
       if (pod.sandboxId === undefined) continue;
-      const now = seen.get(pod.sandboxId) ?? "";
-      if (this.relisted.get(pod.sandboxId) !== now) {
-        this.relisted.set(pod.sandboxId, now);
-        pod.queueSync();
-      }
+      const now = seen.get(pod.sandboxId) ?? new Map<string, string>();
+      const before = this.relisted.get(pod.sandboxId);
+      this.relisted.set(pod.sandboxId, now);
+      if (before === undefined || [...now].some(([id, state]) => before.get(id) !== state)) pod.queueSync();
     }
   }
 

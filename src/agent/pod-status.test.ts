@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, ContainerStatus, Pod, PodSpec } from "../api/types.js";
 import type { ContainerInfo } from "../runtime/runtime.js";
-import { buildPodStatus, containerStatus, podPhase } from "./pod-status.js";
+import { buildPodStatus, containerStatus, podPhase, volumeMountStatuses } from "./pod-status.js";
 
 const running = (name: string): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { running: {} } });
 const exited = (name: string, exitCode: number): ContainerStatus => ({ name, ready: false, restartCount: 0, state: { terminated: { exitCode } } });
@@ -86,4 +86,21 @@ test("generateAPIPodStatus: hostIPs lists the node's IP as hostIP does; convertT
   const { imageRef: _none, ...processInfo } = info;
   assert.equal(containerStatus(p.spec.containers[0]!, { current: processInfo }, undefined, "process", "ContainerCreating").imageID, "");
   assert.equal(containerStatus(p.spec.containers[0]!, undefined, undefined, "containerd", "ContainerCreating").imageID, "");
+});
+
+test("convertToAPIContainerStatuses (RecursiveReadOnlyMounts): each volume mount in the status, a read-only one with recursiveReadOnly Disabled (no runtime here supports recursive read-only mounts)", () => {
+  const spec: Container = {
+    name: "app",
+    image: "img",
+    volumeMounts: [
+      { name: "data", mountPath: "/data" },
+      { name: "kube-api-access-x1", mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true },
+    ],
+  };
+  assert.deepEqual(volumeMountStatuses(spec), [
+    { name: "data", mountPath: "/data" },
+    { name: "kube-api-access-x1", mountPath: "/var/run/secrets/kubernetes.io/serviceaccount", readOnly: true, recursiveReadOnly: "Disabled" },
+  ]);
+  assert.deepEqual(containerStatus(spec, undefined, undefined, "fake", "ContainerCreating").volumeMounts, volumeMountStatuses(spec));
+  assert.equal(containerStatus({ name: "bare", image: "img" }, undefined, undefined, "fake", "ContainerCreating").volumeMounts, undefined);
 });

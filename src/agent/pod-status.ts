@@ -1,6 +1,6 @@
 // Building a core/v1 PodStatus from what the runtime reports (kubelet kubelet_pods.go
 // generateAPIPodStatus, convertToAPIContainerStatuses and getPhase). Pure functions.
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from "../api/types.js";
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus, VolumeMountStatus } from "../api/types.js";
 import type { ContainerInfo } from "../runtime/runtime.js";
 import {
   generateAllContainersRestartingCondition,
@@ -81,7 +81,27 @@ export function containerStatus(spec: Container, instances: ContainerInstances |
     status.state = terminatedState(current, runtimeType);
   }
   status.started = false;
+  const mounts = volumeMountStatuses(spec);
+  if (mounts.length > 0) status.volumeMounts = mounts;
   return status;
+}
+
+/**
+ * volumeMountStatuses reports a container's volume mounts as the kubelet does (kubelet_pods.go
+ * convertToAPIContainerStatuses, RecursiveReadOnlyMounts GA): name and path, and for a read-only
+ * mount readOnly with its recursive mode, Disabled: neither runtime supports recursive read-only
+ * mounts, and resolveRecursiveReadOnly then resolves IfPossible to Disabled and refuses Enabled
+ * (the status still says Disabled).
+ */
+export function volumeMountStatuses(spec: Container): VolumeMountStatus[] {
+  return (spec.volumeMounts ?? []).map((m) => {
+    const status: VolumeMountStatus = { name: m.name, mountPath: m.mountPath };
+    if (m.readOnly === true) {
+      status.readOnly = true;
+      status.recursiveReadOnly = "Disabled";
+    }
+    return status;
+  });
 }
 
 /**
@@ -235,12 +255,12 @@ export function buildPodStatus(input: PodStatusInput): PodStatus {
  * refreshReadyConditions recomputes Initialized, ContainersReady and Ready from the containers'
  * ready flags, which the probe manager sets (kubelet generateAPIPodStatus generates the
  * conditions after probeManager.UpdatePodStatus: a completed init container counts once ready).
+ * `previous` is the status stored before: a pod it says was initialized stays so while a
+ * RestartAllContainers reset runs its init containers again (GeneratePodInitializedCondition).
  */
-export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number): void {
+export function refreshReadyConditions(pod: Pod, status: PodStatus, now: number, previous: PodStatus | undefined): void {
   const at = iso(now);
-  // The Initialized just built (from the previous status) is the old one here, so a pod that was
-  // initialized stays so through an in-place restart of all its containers.
-  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase, status.conditions), at);
+  status.conditions = updateCondition(status.conditions, generateInitializedCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase, previous?.conditions), at);
   status.conditions = updateCondition(
     status.conditions,
     generateContainersReadyCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase),

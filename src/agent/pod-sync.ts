@@ -90,6 +90,14 @@ export interface PodRecord {
   messagePathWarned?: Set<string>;
   /** Waiting reasons decided by the last start attempt, by container name. */
   startErrors: Map<string, Waiting>;
+  /**
+   * CrashLoopBackOff reasons the last sync decided, by container name: they join startErrors
+   * when the next sync begins. The kubelet's SyncPod stores the pod's status
+   * (generateAPIPodStatus, from the reasonCache) before kuberuntime's SyncPod decides the
+   * back-off and updates the reasonCache (kubelet.go SyncPod, kuberuntime_manager.go SyncPod), so
+   * a container held back reads terminated until its pod is synced again.
+   */
+  backOffReasons?: Map<string, Waiting>;
   /** Host path of every volume of the pod, by volume name, once set up. */
   volumePaths?: Map<string, string>;
   /** Set by a sync that held a restart back: the shortest remaining back-off (ms). */
@@ -152,6 +160,8 @@ export class PodSyncer {
     const pod = record.pod;
     const grace = pod.spec.terminationGracePeriodSeconds ?? 30;
     if (isPodPhaseTerminal(this.d.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) return this.syncTerminal(record, grace);
+    for (const [name, reason] of record.backOffReasons ?? []) record.startErrors.set(name, reason);
+    record.backOffReasons?.clear();
     try {
       await this.ensureSandbox(record);
     } catch (err) {
@@ -159,7 +169,7 @@ export class PodSyncer {
       throw err;
     }
     let groups = await this.instances(record);
-    if (!(await this.setUpVolumes(record))) return this.publish(record, groups, new Map());
+    if (!(await this.setUpVolumes(record))) return this.publish(record, groups);
     if (await this.restartAllContainers(record, groups)) groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
     // kuberuntime_manager.go doBackOff reads the pod status the sync started with: for a container
@@ -172,20 +182,19 @@ export class PodSyncer {
       // kubelet computePodActions KillPod: no regular container will run again, so the
       // sidecars stop in this sync (in reverse order). SyncPod publishes the status first,
       // so the pod reads Running while a sidecar still runs.
-      await this.publish(record, groups, new Map());
+      await this.publish(record, groups);
       await this.killPod(record, groups, grace);
-      return this.publishAndStopWhenTerminal(record, await this.instances(record), new Map(), grace);
+      return this.publishAndStopWhenTerminal(record, await this.instances(record), grace);
     }
-    const waiting = new Map<string, Waiting>();
     const creationsBefore = this.creations;
-    const initDone = await this.syncInitContainers(record, groups, waiting, backOffBasis);
+    const initDone = await this.syncInitContainers(record, groups, backOffBasis);
     // kubelet computePodActions: a container killed "will be restarted" is in ContainersToStart
     // whatever exit code the kill left.
     const killedToStart = new Set(actions.decisions.flatMap((d) => (d.action === "kill" && d.restart && !d.sidecar ? [d.name] : [])));
-    if (initDone) await this.syncRegularContainers(record, groups, waiting, killedToStart, backOffBasis);
+    if (initDone) await this.syncRegularContainers(record, groups, killedToStart, backOffBasis);
     await this.startEphemeralContainers(record, groups);
     if (this.creations !== creationsBefore) groups = await this.instances(record);
-    return this.publishAndStopWhenTerminal(record, groups, waiting, grace);
+    return this.publishAndStopWhenTerminal(record, groups, grace);
   }
 
   /**
@@ -194,8 +203,8 @@ export class PodSyncer {
    * SyncTerminatingPod, whose KillPod (kuberuntime_manager.go killPodWithSyncResult) stops every
    * container and then the sandbox, and the next status reads PodReadyToStartContainers False.
    */
-  private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, grace: number): Promise<PodStatus> {
-    const status = await this.publish(record, groups, waiting);
+  private async publishAndStopWhenTerminal(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<PodStatus> {
+    const status = await this.publish(record, groups);
     return isPodPhaseTerminal(status.phase) ? this.syncTerminal(record, grace) : status;
   }
 
@@ -219,7 +228,7 @@ export class PodSyncer {
       record.sandboxStopped = true;
     }
     record.containersStopped = true;
-    return this.publish(record, await this.instances(record), new Map());
+    return this.publish(record, await this.instances(record));
   }
 
   /**
@@ -286,7 +295,7 @@ export class PodSyncer {
     } else if (await this.adoptSandbox(record, uid)) {
       return;
     }
-    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), notReady);
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), notReady);
     const config: PodSandboxConfig = {
       podUid: uid,
       name: pod.metadata.name ?? "",
@@ -341,7 +350,7 @@ export class PodSyncer {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof RuntimeError && err.code === "NetworkNotReady") this.d.events.event({ pod: record.pod }, "Warning", "NetworkNotReady", message);
     else this.d.events.event({ pod: record.pod }, "Warning", "FailedCreatePodSandBox", `Failed to create pod sandbox: ${message}`);
-    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), new Map(), this.sandboxNotReady(record) ?? "pod sandbox is not ready");
+    await this.publish(record, await this.instances(record).catch(() => new Map<string, ContainerInstances>()), this.sandboxNotReady(record) ?? "pod sandbox is not ready");
   }
 
   /**
@@ -438,14 +447,14 @@ export class PodSyncer {
     if (!allContainersCouldRestart(pod.spec) || !record.sandboxId) return false;
     const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
     if (!shouldAllContainersRestart(pod, newestExit(groups), previous) || cleanedUp(pod, groups)) return false;
-    await this.publish(record, groups, new Map());
+    await this.publish(record, groups);
     for (const reset of containersToReset(pod, await this.d.runtime.listContainers({ podSandboxId: record.sandboxId }))) {
       // kuberuntime_manager.go SyncPod: killContainer(…, "killing", reasonRestartAllContainers, grace 0).
       if (reset.kill) await this.killContainer(record, reset.spec, reset.info, "killing", undefined, 0);
       await this.d.runtime.removeContainer(reset.info.id);
     }
     record.startErrors.clear();
-    await this.publish(record, await this.instances(record), new Map());
+    await this.publish(record, await this.instances(record));
     return true;
   }
 
@@ -467,7 +476,7 @@ export class PodSyncer {
    * syncInitContainers runs init containers in order: plain ones to completion, sidecars started
    * (and, with a startup probe, started-by-probe) before the next. Returns whether all are done.
    */
-  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<boolean> {
+  private async syncInitContainers(record: PodRecord, groups: Map<string, ContainerInstances>, backOffBasis: BackOffBasis): Promise<boolean> {
     const pod = record.pod;
     for (const spec of pod.spec.initContainers ?? []) {
       const cur = groups.get(spec.name)?.current;
@@ -476,7 +485,7 @@ export class PodSyncer {
           if (spec.startupProbe && this.d.probeManager.startupManager.get(this.id(cur)) !== "Success") return false;
           continue;
         }
-        await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
+        await this.startOrBackOff(record, spec, cur, backOffBasis);
         return false;
       }
       if (!cur) {
@@ -486,7 +495,7 @@ export class PodSyncer {
       if (cur.state !== "exited") return false;
       if (cur.exitCode === 0) continue;
       if (!containerShouldRestart(spec, pod.spec, cur.exitCode)) return false;
-      await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
+      await this.startOrBackOff(record, spec, cur, backOffBasis);
       return false;
     }
     return true;
@@ -496,12 +505,12 @@ export class PodSyncer {
    * syncRegularContainers starts missing containers and restarts exited ones per
    * ContainerShouldRestart, or because this sync killed them to restart (`killedToStart`).
    */
-  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, waiting: Map<string, Waiting>, killedToStart: ReadonlySet<string>, backOffBasis: BackOffBasis): Promise<void> {
+  private async syncRegularContainers(record: PodRecord, groups: Map<string, ContainerInstances>, killedToStart: ReadonlySet<string>, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
     // Sidecars that died after initialisation are restarted too (they always restart).
     for (const spec of (pod.spec.initContainers ?? []).filter(isRestartableInitContainer)) {
       const cur = groups.get(spec.name)?.current;
-      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
+      if (cur && cur.state !== "running") await this.startOrBackOff(record, spec, cur, backOffBasis);
     }
     await Promise.all(
       pod.spec.containers.map(async (spec) => {
@@ -509,7 +518,7 @@ export class PodSyncer {
         if (!cur) return this.startContainer(record, spec, undefined);
         if (cur.state !== "exited") return;
         if (!killedToStart.has(spec.name) && !containerShouldRestart(spec, pod.spec, cur.exitCode)) return;
-        return this.startOrBackOff(record, spec, cur, waiting, backOffBasis);
+        return this.startOrBackOff(record, spec, cur, backOffBasis);
       }),
     );
   }
@@ -531,7 +540,7 @@ export class PodSyncer {
    * status the sync started with: `cur`, or for a container this sync killed, its entry in
    * `backOffBasis` (no earlier exited instance: no back-off, and the back-off is not raised).
    */
-  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, waiting: Map<string, Waiting>, backOffBasis: BackOffBasis): Promise<void> {
+  private async startOrBackOff(record: PodRecord, spec: Container, cur: ContainerInfo | undefined, backOffBasis: BackOffBasis): Promise<void> {
     const pod = record.pod;
     if (cur && cur.state !== "exited") return;
     const basis = backOffBasis.has(spec.name) ? backOffBasis.get(spec.name) : cur;
@@ -542,7 +551,7 @@ export class PodSyncer {
         record.backoffRemainingMs = Math.min(record.backoffRemainingMs ?? remaining, remaining);
         const delay = formatGoDuration(this.d.backoff.delayMs(key));
         this.d.events.event({ pod, containerName: spec.name }, "Warning", "BackOff", `Back-off restarting failed container ${spec.name} in pod ${formatPod(pod)}`);
-        waiting.set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });
+        (record.backOffReasons ??= new Map()).set(spec.name, { reason: "CrashLoopBackOff", message: `back-off ${delay} restarting failed container=${spec.name} pod=${formatPod(pod)}` });
         return;
       }
       this.d.backoff.next(key, basis.finishedAt);
@@ -847,9 +856,10 @@ export class PodSyncer {
    */
   private publishFinal(record: PodRecord, groups: Map<string, ContainerInstances>): void {
     const pod = record.pod;
+    const previous = this.d.statusManager.getPodStatus(pod.metadata.uid ?? "");
     const status = buildPodStatus({
       pod,
-      previous: this.d.statusManager.getPodStatus(pod.metadata.uid ?? ""),
+      previous,
       initContainerStatuses: (pod.spec.initContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       containerStatuses: pod.spec.containers.map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, defaultWaitingReason(pod))),
       sandboxNotReady: record.sandboxId === undefined ? "no pod sandbox exists" : "pod sandbox is not ready",
@@ -862,7 +872,7 @@ export class PodSyncer {
     const ephemeral = (pod.spec.ephemeralContainers ?? []).map((c) => containerStatus(c, groups.get(c.name), undefined, this.d.runtime.type, "ContainerCreating"));
     if (ephemeral.length > 0) status.ephemeralContainerStatuses = ephemeral;
     evictPastDeadline(pod, status, record.startTime, this.d.clock.now());
-    refreshReadyConditions(pod, status, this.d.clock.now());
+    refreshReadyConditions(pod, status, this.d.clock.now(), previous);
     this.d.statusManager.setPodStatus(pod, status);
   }
 
@@ -870,13 +880,12 @@ export class PodSyncer {
   async publish(
     record: PodRecord,
     groups: Map<string, ContainerInstances>,
-    waiting: Map<string, Waiting>,
     sandboxNotReady: SandboxNotReadyMessage | undefined = this.sandboxNotReady(record),
   ): Promise<PodStatus> {
     const pod = record.pod;
     const uid = pod.metadata.uid ?? "";
     const previous = this.d.statusManager.getPodStatus(uid);
-    const waitingFor = (name: string): Waiting | undefined => waiting.get(name) ?? record.startErrors.get(name);
+    const waitingFor = (name: string): Waiting | undefined => record.startErrors.get(name);
     const deleting = pod.metadata.deletionTimestamp !== undefined;
     const oldStatus = (name: string, init: boolean): ContainerStatus | undefined => (init ? previous?.initContainerStatuses : previous?.containerStatuses)?.find((s) => s.name === name);
     // KEP-5532: a reset asked for and not yet done (kubelet ShouldAllContainersRestart).
@@ -918,7 +927,7 @@ export class PodSyncer {
     // container with a readiness probe is never briefly reported ready.
     this.d.probeManager.addPod(pod);
     this.d.probeManager.updatePodStatus(pod, status, previous);
-    refreshReadyConditions(pod, status, this.d.clock.now());
+    refreshReadyConditions(pod, status, this.d.clock.now(), previous);
     this.d.statusManager.setPodStatus(pod, status);
     return status;
   }

@@ -13,7 +13,7 @@ import { Agent } from "./agent.js";
 function start(): { clock: FakeClock; runtime: FakeRuntime; agent: Agent } {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
+  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a", random: () => 0 }); // no requeue jitter: the retry comes at 10 s
   agent.start();
   return { clock, runtime, agent };
 }

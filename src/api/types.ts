@@ -381,6 +381,17 @@ export interface ContainerStatus {
   /** `<runtime>://<id>`; empty while no container exists. */
   containerID?: string;
   started?: boolean;
+  /** The container's volume mounts as the kubelet reports them (core/v1 VolumeMountStatus). */
+  volumeMounts?: VolumeMountStatus[];
+}
+
+/** VolumeMountStatus is core/v1 VolumeMountStatus. */
+export interface VolumeMountStatus {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+  /** Set for a read-only mount: Disabled or Enabled. */
+  recursiveReadOnly?: string;
 }
 
 /** PodConditionType names the pod conditions the kubelet manages. */
@@ -403,6 +414,8 @@ export interface PodCondition {
   lastTransitionTime?: string;
   reason?: string;
   message?: string;
+  /** The pod's metadata.generation the kubelet saw when it generated the condition (PodObservedGenerationTracking). */
+  observedGeneration?: number;
 }
 
 /** PodPhase is the pod's high-level phase. */
@@ -425,6 +438,8 @@ export interface PodStatus {
   ephemeralContainerStatuses?: ContainerStatus[];
   /** The pod's quality of service class, from its containers' requests and limits. */
   qosClass?: PodQOSClass;
+  /** The pod's metadata.generation the status reflects (PodObservedGenerationTracking). */
+  observedGeneration?: number;
 }
 
 /** PodQOSClass is core/v1 PodQOSClass. */

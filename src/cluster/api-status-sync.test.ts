@@ -116,3 +116,10 @@ test("a patch the API server refused is sent again by the next syncBatch", async
   stop.abort();
   await running;
 });
+
+test("kubetypes.PodConditionByKubelet: the kubelet's AllContainersRestarting (RestartAllContainersOnContainerExits) reaches the API server and replaces the API server's", () => {
+  const api: PodStatus = { ...notReady, conditions: [...notReady.conditions!, { type: "AllContainersRestarting", status: "True", reason: "RestartAllContainersStarted" }] };
+  const ours: PodStatus = { ...ready, conditions: [...ready.conditions!, { type: "AllContainersRestarting", status: "False" }] };
+  const merged = mergePodStatus(api, ours);
+  assert.deepEqual(merged.conditions?.map((c) => `${c.type}=${c.status}`), ["Ready=True", "PodScheduled=True", "AllContainersRestarting=False"]);
+});

@@ -194,6 +194,9 @@ export class ApiStatusSync implements PodStatusSink {
  */
 export function mergePodStatus(api: PodStatus, ours: PodStatus): PodStatus {
   const conditions: PodCondition[] = [];
+  // kubetypes.PodConditionByKubelet, one list for the agent and the API server's copy: it names
+  // AllContainersRestarting (RestartAllContainersOnContainerExits, on in 1.37), which a list of
+  // its own here left out, so that condition never reached the API server.
   for (const c of api.conditions ?? []) if (!isKubeletCondition(c.type)) conditions.push(c);
   for (const c of ours.conditions ?? []) if (isKubeletCondition(c.type)) conditions.push(c);
   const merged: PodStatus = { ...ours };

@@ -6,6 +6,7 @@ import type { PodStatusProvider } from "../prober/worker.js";
 import type { Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { formatConditionTime, generateContainersReadyCondition, generatePodReadyCondition, updateCondition } from "./generate.js";
+import { stampObservedGeneration } from "./observed-generation.js";
 
 /** PodLookup is the subset of the pod manager the status manager needs (kubelet status.PodManager). */
 export interface PodLookup {
@@ -68,7 +69,7 @@ export class StatusManager implements PodStatusProvider {
   setPodStatus(pod: Pod, status: PodStatus): void {
     const uid = pod.metadata.uid;
     if (uid === undefined || uid === "") throw new TypeError("setPodStatus: pod has no metadata.uid");
-    this.store(uid, structuredClone(status), pod.status);
+    this.store(uid, structuredClone(status), pod.metadata.generation, pod.status);
   }
 
   /**
@@ -148,7 +149,7 @@ export class StatusManager implements PodStatusProvider {
     status.conditions = updateCondition(status.conditions, podReady, now);
     const containersReady = generateContainersReadyCondition(pod.spec, status.containerStatuses, status.initContainerStatuses, status.phase);
     status.conditions = updateCondition(status.conditions, containersReady, now);
-    this.store(podUid, status);
+    this.store(podUid, status, pod.metadata.generation);
   }
 
   /**
@@ -166,7 +167,7 @@ export class StatusManager implements PodStatusProvider {
     }
     const status = structuredClone(cached);
     findContainerStatusById(status, containerId)!.started = started;
-    this.store(podUid, status);
+    this.store(podUid, status, pod.metadata.generation);
   }
 
   /** recordTerminations counts the containers that a stored status newly shows Terminated. */
@@ -200,9 +201,11 @@ export class StatusManager implements PodStatusProvider {
   /**
    * store replaces the pod's entry with `status` (already a private copy) and notifies.
    * `uncached` stands for the old status when none is cached (the pod object's own status).
+   * The pod's `generation` is stamped on it first (observed-generation.ts).
    */
-  private store(uid: string, status: PodStatus, uncached?: PodStatus): void {
+  private store(uid: string, status: PodStatus, generation: number | undefined, uncached?: PodStatus): void {
     const cached = this.statuses.get(uid);
+    stampObservedGeneration(status, generation, cached?.status ?? uncached);
     this.recordTerminations(cached?.status ?? uncached, status);
     // kubelet status manager: a status equal to the cached one is dropped (no version bump, no sync).
     const json = JSON.stringify(status);

@@ -34,12 +34,18 @@ export class NodeAgent {
     readonly stateDir: string,
     readonly kubeletPort: number,
     private readonly extraArgs: readonly string[],
+    private readonly childEnv: Readonly<Record<string, string>>,
+    private readonly nodeArgs: readonly string[],
   ) {}
 
-  /** create makes the state directory; start() runs the agent. */
-  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = []): Promise<NodeAgent> {
+  /**
+   * create makes the state directory; start() runs the agent with `extraArgs`, `childEnv` added to
+   * this process's environment, and `nodeArgs` for node itself (e.g. --cpu-prof, which NODE_OPTIONS
+   * may not carry).
+   */
+  static async create(env: ControlPlaneEnv, nodeName: string, extraArgs: readonly string[] = [], childEnv: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<NodeAgent> {
     const dir = await mkdtemp(join(tmpdir(), `probelet-node-${nodeName}-`));
-    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs);
+    return new NodeAgent(env, nodeName, dir, await freePort(), extraArgs, childEnv, nodeArgs);
   }
 
   /** start runs `probelet run --kubeconfig` for the node, logging into the state directory. */
@@ -48,16 +54,16 @@ export class NodeAgent {
     if (kubeconfig === undefined) throw new Error(`the control plane has no kubeconfig for node ${this.nodeName}`);
     const out = openSync(join(this.stateDir, "agent.log"), "a");
     this.child = spawn(process.execPath, [
-      MAIN, "run", "--kubeconfig", kubeconfig, "--node-name", this.nodeName, "--state-dir", join(this.stateDir, "state"),
+      ...this.nodeArgs, MAIN, "run", "--kubeconfig", kubeconfig, "--node-name", this.nodeName, "--state-dir", join(this.stateDir, "state"),
       "--listen", "127.0.0.1:0", "--kubelet-port", String(this.kubeletPort), "--client-ca-file", this.env.kubeletClientCa,
       "--log-level", "info", "--quiet", ...this.extraArgs,
-    ], { stdio: ["ignore", out, out] });
+    ], { stdio: ["ignore", out, out], env: { ...process.env, ...this.childEnv } });
     closeSync(out);
   }
 
-  /** pid of the running agent. */
+  /** pid of the running agent (undefined once it exited or a signal ended it). */
   get pid(): number | undefined {
-    return this.child?.exitCode === null ? this.child.pid : undefined;
+    return this.child?.exitCode === null && this.child.signalCode === null ? this.child.pid : undefined;
   }
 
   /** kill sends a signal and waits (at most 60 s) for the agent to exit. */

@@ -19,12 +19,13 @@ export function repoRoot(): string {
 export type ScriptEnv = Record<string, string>;
 
 /**
- * runContainerdScript runs `scripts/containerd.sh COMMAND` on `runDir` without the node image
- * (which only the gRPC cases use) and returns the variables it exported. Its log goes to stderr.
+ * runContainerdScript runs `scripts/containerd.sh COMMAND` on `runDir`, by default without the
+ * node image (which only the gRPC cases use) and without a pod network (`options` may set
+ * PROBELET_CRI_* otherwise), and returns the variables it exported. Its log goes to stderr.
  */
-export function runContainerdScript(command: "start" | "stop" | "clean" | "env", runDir: string, timeoutMs = 120_000): ScriptEnv {
+export function runContainerdScript(command: "start" | "stop" | "clean" | "env", runDir: string, timeoutMs = 120_000, options: Readonly<Record<string, string>> = {}): ScriptEnv {
   const out = execFileSync("bash", [join(repoRoot(), "scripts", "containerd.sh"), command], {
-    env: { ...process.env, PROBELET_CRI_DIR: runDir, PROBELET_CRI_NODE_IMAGE: "0", PROBELET_CRI_CNI: "0" },
+    env: { ...process.env, PROBELET_CRI_DIR: runDir, PROBELET_CRI_NODE_IMAGE: "0", PROBELET_CRI_CNI: "0", ...options },
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     timeout: timeoutMs,

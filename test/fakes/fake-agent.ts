@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Pod } from "../../src/api/types.js";
-import { Agent } from "../../src/agent/agent.js";
+import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import { FakeClock, flushMicrotasks } from "./fake-clock.js";
 import { FakeRuntime } from "./fake-runtime.js";
 
@@ -34,12 +34,13 @@ export function fakeStateDir(): string {
   return dir;
 }
 
-/** startAgentOnFakes starts an agent on a fresh fake runtime and fake clock (2026-01-01 UTC). */
-export function startAgentOnFakes(): AgentOnFakes {
+/** startAgentOnFakes starts an agent on a fresh fake runtime and fake clock (2026-01-01 UTC); `random` sets its requeue jitter (none by default). */
+export function startAgentOnFakes(options: Pick<AgentOptions, "random"> = {}): AgentOnFakes {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
   const stateDir = fakeStateDir();
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
+  // No requeue jitter: a held-back pod is synced again when its back-off ends, so tests can time it.
+  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a", random: () => 0, ...options });
   agent.start();
   return { clock, runtime, agent, stateDir };
 }
