@@ -50,7 +50,9 @@ test("probe now refuses a probe the pod does not have (404), and a container tha
     await clock.advance(1000);
     await flushMicrotasks(50);
   }
-  await assert.rejects(agent.triggerProbe("default", "p", "app", "liveness"), apiError("Conflict", /cannot probe now: container "app" is not running \(CrashLoopBackOff\)/));
+  // The sync that holds the container back stores it terminated (the kubelet's reasonCache learns
+  // CrashLoopBackOff after that SyncPod), so the refusal names its last state.
+  await assert.rejects(agent.triggerProbe("default", "p", "app", "liveness"), apiError("Conflict", /cannot probe now: container "app" is not running \(Error\)/));
 });
 
 test("the instance log keeps every run of a container: the crashed one with its exit, the restarted one running", async (t) => {
