@@ -87,6 +87,29 @@ test("restartPolicy Always: first restart at once, then a 10 s back-off with the
   await agent.close();
 });
 
+test("pod_workers.go completeWork: the periodic resync leaves a pod held back by its back-off alone (its requeue syncs it), so it shows terminated, not CrashLoopBackOff, until the restart", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes({ fullResyncIntervalMs: 30_000 });
+  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  for (let i = 0; i < 30 && runtime.current("app")!.attempt < 2; i++) await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 2, "restarted after the 10 s back-off");
+  // The third crash is held back 20 s, past the periodic resync at 30 s, which must not sync it.
+  runtime.exit(runtime.current("app")!.id, 1);
+  const crashedAt = clock.now();
+  for (let i = 0; i < 30 && runtime.current("app")!.attempt < 3 && clock.now() < crashedAt + 18_000; i++) {
+    await tick(clock);
+    const s = status(agent, "crash").containerStatuses![0]!;
+    assert.equal(s.state?.waiting, undefined, `synced during the back-off at ${(clock.now() - crashedAt) / 1000} s: ${JSON.stringify(s.state)}`);
+  }
+  assert.ok(clock.now() - crashedAt >= 18_000 - 1000, "a periodic resync fell in the back-off");
+  for (let i = 0; i < 5 && runtime.current("app")!.attempt < 3; i++) await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 3, "restarted when the back-off ended");
+  await agent.close();
+});
+
 test("pod_workers.go completeWork: a held-back pod is synced again after its back-off stretched by the jitter (factor 0.5), so the restart comes between 1 and 1.5 back-offs after the crash", async () => {
   for (const [random, restartBy] of [[0, 10], [0.99, 15]] as const) {
     const { clock, runtime, agent } = startAgentOnFakes({ random: () => random });

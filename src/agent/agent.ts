@@ -393,9 +393,15 @@ export class Agent extends StoreView implements AgentApi {
       await this.pleg.relist([...this.workers.values()].map((w) => ({ sandboxId: w.record.sandboxId, queueSync: () => w.queueSync() })));
       if (this.pleg.noteRuntimeState(now)) {
         if (this.syncsSkipped || now - lastFull >= fullEvery) {
+          const afterOutage = this.syncsSkipped;
           this.syncsSkipped = false;
           lastFull = now;
-          for (const worker of this.workers.values()) worker.queueSync();
+          for (const worker of this.workers.values()) {
+            // kubelet pod_workers.go completeWork: a pod held back by its restart back-off is queued
+            // for the back-off's end, not for the periodic resync (requeue syncs it then).
+            const heldBack = worker.record.requeueAt !== undefined && worker.record.requeueAt > now;
+            if (!heldBack || afterOutage) worker.queueSync();
+          }
         }
         // active_deadline.go ShouldSync: a pod past its activeDeadlineSeconds is synced (and failed) at once.
         for (const worker of this.workers.values()) {

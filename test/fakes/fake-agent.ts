@@ -35,7 +35,7 @@ export function fakeStateDir(): string {
 }
 
 /** startAgentOnFakes starts an agent on a fresh fake runtime and fake clock (2026-01-01 UTC); `random` sets its requeue jitter (none by default). */
-export function startAgentOnFakes(options: Pick<AgentOptions, "random"> = {}): AgentOnFakes {
+export function startAgentOnFakes(options: Pick<AgentOptions, "random" | "fullResyncIntervalMs"> = {}): AgentOnFakes {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
   const stateDir = fakeStateDir();
