@@ -218,9 +218,11 @@ test("a Deployment with an init container, a sidecar, a restart rule, four probe
   const events = await adminJson<{ items: { reason: string; message: string; type: string; source?: { component?: string; host?: string }; involvedObject: { fieldPath?: string } }[] }>(env, ["get", "events", "-n", NAMESPACE, "--field-selector", `involvedObject.name=${pods[0]!.metadata.name}`]);
   const reasons = new Set(events.items.map((e) => e.reason));
   for (const reason of ["Scheduled", "Created", "Started"]) assert.ok(reasons.has(reason), `event ${reason} in ${[...reasons].join(", ")}`);
-  const unhealthy = events.items.find((e) => e.reason === "Unhealthy");
-  assert.equal(unhealthy?.type, "Warning");
-  assert.equal(unhealthy?.message, "Startup probe failed: HTTP probe failed with statuscode: 503");
+  // The startup probe's 503s (a loaded machine may also see a refused connection before the
+  // server listens, as a kubelet would).
+  const unhealthy = events.items.find((e) => e.reason === "Unhealthy" && e.message === "Startup probe failed: HTTP probe failed with statuscode: 503");
+  assert.ok(unhealthy !== undefined, events.items.filter((e) => e.reason === "Unhealthy").map((e) => e.message).join("\n"));
+  assert.equal(unhealthy.type, "Warning");
   assert.equal(unhealthy?.source?.component, "kubelet");
   assert.equal(unhealthy?.source?.host, NODE);
 
