@@ -35,6 +35,8 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=host-net.sh
+. "$SCRIPT_DIR/host-net.sh"
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 RUN_DIR=${PROBELET_CP_DIR:-/tmp/probelet-cp}
 RUN_DIR=${RUN_DIR%/}
@@ -81,16 +83,6 @@ alive() {
   local state
   state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) || return 1
   [ -n "$state" ] && [ "$state" != Z ]
-}
-
-# free_ports N: N distinct loopback TCP ports that are free right now.
-free_ports() {
-  node -e '
-    const net = require("node:net");
-    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", () => ok(s.address().port)))))
-      .then((ports) => { console.log(ports.join(" ")); servers.forEach((s) => s.close()); });
-  ' "$1"
 }
 
 # check_node_names: 1 to 32 names, each a DNS-1123 subdomain (what the API server accepts for a

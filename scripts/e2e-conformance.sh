@@ -39,6 +39,8 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=host-net.sh
+. "$SCRIPT_DIR/host-net.sh"
 ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 K8S_VERSION=$("$K8S_TOOLS" version | awk '$1 == "kubernetes" { print $2 }')
@@ -247,20 +249,6 @@ stop_probelet() {
 }
 
 # ---- helpers ----------------------------------------------------------------------------
-
-free_ports() {
-  node -e '
-    const net = require("node:net");
-    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", () => ok(s.address().port)))))
-      .then((ports) => { console.log(ports.join(" ")); servers.forEach((s) => s.close()); });
-  ' "$1"
-}
-
-# host_ip: the first non-loopback IPv4 address (what both agents report as InternalIP).
-host_ip() {
-  ip -4 -o addr show scope global | awk '{ sub(/\/.*/, "", $4); print $4; exit }'
-}
 
 kubectl_() { "$("$K8S_TOOLS" path kubectl)" --kubeconfig "$1/kubeconfig/admin.kubeconfig" "${@:2}"; }
 

@@ -48,6 +48,8 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=host-net.sh
+. "$SCRIPT_DIR/host-net.sh"
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 CONTAINERD_SH="$SCRIPT_DIR/containerd.sh"
 RUN_DIR=${PROBELET_ANCHOR_DIR:-/tmp/probelet-anchor}
@@ -112,21 +114,6 @@ accounting_mounts() {
            if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)(cpu|cpuacct|memory)(,|$)/) print $5;
            else if ($(i+1) == "cgroup2" && $5 == "/sys/fs/cgroup") print $5;
            break } }' /proc/self/mountinfo | sort -u
-}
-
-free_ports() {
-  node -e '
-    const net = require("node:net");
-    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, "127.0.0.1", () => ok(s.address().port)))))
-      .then((ports) => { console.log(ports.join(" ")); servers.forEach((s) => s.close()); });
-  ' "$1"
-}
-
-# host_ip: the first non-loopback IPv4 address (the kubelet refuses a loopback node IP; probelet
-# reports the same address by default).
-host_ip() {
-  ip -4 -o addr show scope global | awk '{ sub(/\/.*/, "", $4); print $4; exit }'
 }
 
 # cp_var NAME: a variable of the control plane's env.sh.
