@@ -1,9 +1,9 @@
 // The shapes the console reads from the API and the facts it derives from them. A pod's row is
 // kubectl's own (pod-columns.ts, shared with the API server's tables and `probelet get`), so
 // READY counts sidecars as kubectl does and STATUS and RESTARTS read the same everywhere.
-import type { Container, ContainerStatus, Probe } from "../../src/api/types";
+import type { Container, ContainerStatus } from "../../src/api/types";
 import type { ServedPod } from "../../src/apiserver/table/pod-columns";
-import type { ProbeType } from "../../src/prober/probe-type";
+import type { ProbeType } from "../../src/api/pod-rules";
 import type { KubeObject } from "./api";
 
 /** Pod is core/v1 Pod as the API serves it. */
@@ -44,12 +44,6 @@ export function podContainers(pod: Pod): PodContainer[] {
 
 /** PROBE_ORDER is the order probes are shown in: startup gates the others. */
 export const PROBE_ORDER: readonly ProbeType[] = ["startup", "liveness", "readiness"];
-
-/** probeOf is a container's probe of one type. */
-export function probeOf(container: Container | undefined, type: string): Probe | undefined {
-  if (container === undefined) return undefined;
-  return type === "startup" ? container.startupProbe : type === "liveness" ? container.livenessProbe : type === "readiness" ? container.readinessProbe : undefined;
-}
 
 /** readySince is when the pod's Ready condition last changed, and whether it is Ready now. */
 export function readySince(pod: Pod): { ready: boolean; since: string | undefined } {

@@ -6,12 +6,13 @@ import { isMirrorPod } from "../../src/api/mirror-pod";
 import { describeRun, type ProbeHistoryEntry } from "../../src/prober/probe-history";
 import { act } from "./api";
 import { errorText } from "./api-error";
-import { podApiPath, podContainers, probeOf, PROBE_ORDER, type Pod } from "./model";
+import { probeOf, type ProbeType } from "../../src/api/pod-rules";
+import { podApiPath, podContainers, PROBE_ORDER, type Pod } from "./model";
 
 /** ProbeRef names one probe of a pod. */
 export interface ProbeRef {
   container: string;
-  probeType: string;
+  probeType: ProbeType;
 }
 
 /** podProbes lists the probes the agent runs for a pod: those of sidecars and regular containers. */

@@ -4,7 +4,8 @@
 import { useState } from "preact/hooks";
 import { collapseRuns, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
 import { describeProbe, describeProbeRun } from "../../src/describe/describe-pod";
-import { podContainers, probeOf, type Pod } from "./model";
+import { probeOf } from "../../src/api/pod-rules";
+import { podContainers, type Pod } from "./model";
 import { podProbes, ProbeNowButton } from "./pod-actions";
 import { timeText, timeTitle } from "./time-format";
 
@@ -21,7 +22,8 @@ export function ProbesPanel(props: { pod: Pod; entries: readonly ProbeHistoryEnt
     <div class="probes" data-testid="probes">
       {probes.map((p) => {
         const key = `${p.container}/${p.probeType}`;
-        const spec = probeOf(specs.get(p.container), p.probeType);
+        const container = specs.get(p.container);
+        const spec = container === undefined ? undefined : probeOf(container, p.probeType);
         // The agent's rule for runs (describe's too), over this probe's segments and probes, oldest first.
         const mine = (x: { container: string; probeType: string }): boolean => x.container === p.container && x.probeType === p.probeType;
         const parts = [...props.segments.filter(mine).map((s) => ({ at: s.start, part: s })), ...props.entries.filter(mine).map((e) => ({ at: e.time, part: e }))];

@@ -8,7 +8,8 @@ import { useMemo, useRef, useState } from "preact/hooks";
 import type { ContainerInstance } from "../../src/api/container-instance";
 import { failedExit } from "../../src/agent/exit-status";
 import { describeRun, type ProbeHistoryEntry, type ProbeHistorySegment } from "../../src/prober/probe-history";
-import { eventTimeMs, exitText, podContainers, probeOf, PROBE_ORDER, type KubeEvent, type Pod, type PodContainer } from "./model";
+import { probeOf, type ProbeType } from "../../src/api/pod-rules";
+import { eventTimeMs, exitText, podContainers, PROBE_ORDER, type KubeEvent, type Pod, type PodContainer } from "./model";
 import { axisTicks, placeLabels } from "./timeline-axis";
 import { timeText } from "./time-format";
 
@@ -137,7 +138,7 @@ export function Timeline(props: {
     }
     if (types.length > 0) {
       // Latency band: the scale reaches the largest timeout, so "creeping toward the timeout" shows.
-      const timeoutOf = (type: string): number => (probeOf(c.spec, type)?.timeoutSeconds ?? 1) * 1000;
+      const timeoutOf = (type: ProbeType): number => (probeOf(c.spec, type)?.timeoutSeconds ?? 1) * 1000;
       const maxLatency = Math.max(...types.map(timeoutOf), ...entries.map((e) => e.latencyMs), ...segments.map((s) => s.latencyMaxMs), 1);
       const latencyTop = y + 2;
       const ly = (ms: number): number => latencyTop + LATENCY - (Math.min(ms, maxLatency) / maxLatency) * LATENCY;
