@@ -42,6 +42,8 @@ PAUSE_IMAGE=localhost/probelet/pause:1
 GRPC_IMAGE=localhost/probelet/grpc-health:1
 SANDBOX_IMAGE=${PROBELET_CRI_SANDBOX_IMAGE:-$PAUSE_IMAGE}
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=deb-packages.sh
+. "$SCRIPT_DIR/deb-packages.sh"
 
 log() { printf 'containerd.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
@@ -53,17 +55,10 @@ cmd_install() {
   local need=()
   command -v containerd >/dev/null 2>&1 || need+=(containerd)
   command -v runc >/dev/null 2>&1 || need+=(runc)
-  [ "$(dpkg-query -W -f='${Status}' busybox-static 2>/dev/null || true)" = 'install ok installed' ] || need+=(busybox-static)
+  deb_installed busybox-static || need+=(busybox-static)
   if [ "$CNI" = 1 ] && [ ! -x /usr/lib/cni/bridge ]; then need+=(containernetworking-plugins); fi
   command -v ip >/dev/null 2>&1 || need+=(iproute2)
-  if [ ${#need[@]} -eq 0 ]; then log "packages present"; return 0; fi
-  [ "$(id -u)" = 0 ] || die "missing packages (${need[*]}) and not root: install them first"
-  export DEBIAN_FRONTEND=noninteractive
-  # Only refresh the package lists when apt cannot find the packages with the current ones.
-  if ! apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; then
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-  fi
+  deb_install ${need[@]+"${need[@]}"}
 }
 
 # ---- start ------------------------------------------------------------------------------

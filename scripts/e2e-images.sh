@@ -29,6 +29,8 @@
 set -euo pipefail
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=deb-packages.sh
+. "$SCRIPT_DIR/deb-packages.sh"
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 K8S_VERSION=$("$K8S_TOOLS" version | awk '$1 == "kubernetes" { print $2 }')
 CACHE_DIR=${PROBELET_CACHE_DIR:-/var/cache/probelet}
@@ -51,15 +53,9 @@ die() { log "$*"; exit 1; }
 cmd_install() {
   local need=() pkg
   for pkg in busybox-static bash-static; do
-    [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" = 'install ok installed' ] || need+=("$pkg")
+    deb_installed "$pkg" || need+=("$pkg")
   done
-  if [ ${#need[@]} -eq 0 ]; then log "packages present"; return 0; fi
-  [ "$(id -u)" = 0 ] || die "missing packages (${need[*]}) and not root: install them first"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends "${need[@]}" >&2; then
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
-  fi
+  deb_install ${need[@]+"${need[@]}"}
 }
 
 # The registry list: every registry the framework knows, each a localhost/ name (the invalid
