@@ -8,7 +8,7 @@ import { PODS } from "../apiserver/resources/pods.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
 import type { StoreEvent } from "../apiserver/storage/object-store.js";
 import { KUBELET_VERSION } from "../probe/user-agent.js";
-import { tick } from "../../test/fakes/fake-clock.js";
+import { tick, tickUntil } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { ANNOTATION_CONFIG_MIRROR, ANNOTATION_CONFIG_SOURCE } from "../api/mirror-pod.js";
 import { createApiPod } from "./pod-admission.js";
@@ -49,7 +49,7 @@ test("a graceful delete terminates the pod with the deletion's grace, then the f
   const seen: StoreEvent<Pod>[] = [];
   agent.store.watch<Pod>(PODS.name, { fromResourceVersion: Number(agent.store.resourceVersion) }, (e) => seen.push(e));
   deleteObject(agent.store, PODS, "default", "web", { gracePeriodSeconds: 3, preconditions: {}, dryRun: false }, clock.now());
-  for (let i = 0; i < 10 && agent.store.get(PODS.name, "default", "web") !== undefined; i++) await tick(clock);
+  await tickUntil(clock, () => agent.store.get(PODS.name, "default", "web") === undefined);
   assert.ok(runtime.calls.includes("stop app#0 grace=3"), runtime.calls.join("\n"));
   assert.equal(agent.store.get(PODS.name, "default", "web"), undefined);
   const last = seen.at(-1)!;
@@ -71,7 +71,7 @@ test("a manifest pod appears in the store as a mirror pod and leaves it when its
   assert.notEqual(mirror.metadata.uid, mirror.metadata.annotations?.[ANNOTATION_CONFIG_MIRROR], "the mirror has a UID of its own, as the API server gives it");
   assert.equal(mirror.status?.phase, "Running");
   agent.removeSource("file:/m/web.yaml");
-  for (let i = 0; i < 10 && agent.store.get(PODS.name, "default", "web") !== undefined; i++) await tick(clock);
+  await tickUntil(clock, () => agent.store.get(PODS.name, "default", "web") === undefined);
   assert.equal(agent.store.get(PODS.name, "default", "web"), undefined);
   await agent.close();
 });

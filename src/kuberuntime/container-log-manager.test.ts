@@ -30,7 +30,11 @@ async function contents(log: string): Promise<string[]> {
   for (const path of await allLogs(log)) {
     const raw = await readFile(path);
     const text = (path.endsWith(".gz") ? gunzipSync(raw) : raw).toString("utf8");
-    for (const line of text.split("\n")) if (line !== "") out.push(parseCriLogLine(line).content.toString("utf8"));
+    // A line is whole once its newline is written: the piece after the last one may be a write
+    // still in progress (the kubelet's log reader waits for the newline too).
+    const lines = text.split("\n");
+    lines.pop();
+    for (const line of lines) if (line !== "") out.push(parseCriLogLine(line).content.toString("utf8"));
   }
   return out;
 }

@@ -76,6 +76,17 @@ export async function tick(clock: FakeClock, ms = 1000): Promise<void> {
   await flushMicrotasks(10);
 }
 
+/**
+ * tickUntil ticks the fake clock until done() holds, at most maxTicks times; when fake time is
+ * used up it goes on waiting in real time (at most realMs) for work that waits on real I/O (an
+ * agent's state files), so a loaded machine does not fail a test about order, not speed.
+ */
+export async function tickUntil(clock: FakeClock, done: () => boolean, { maxTicks = 10, ms = 1000, realMs = 10_000 } = {}): Promise<void> {
+  for (let i = 0; i < maxTicks && !done(); i++) await tick(clock, ms);
+  const deadline = Date.now() + realMs;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 /** flushMicrotasks lets pending promise continuations run. */
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
