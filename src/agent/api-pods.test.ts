@@ -87,3 +87,20 @@ test("the agent's Node is in the store with capacity, the four conditions, addre
   assert.match(node.status.nodeInfo["containerRuntimeVersion"] ?? "", /^fake:\/\//);
   await agent.close();
 });
+
+test("kubelet.go SyncPod stores the status it found before restarting: a crashed container is stored terminated and not Ready, then running again", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  createApiPod(agent.store, webPod(), agent.nodeName);
+  await tick(clock);
+  const stored: string[] = [];
+  agent.store.watch<Pod>(PODS.name, { fromResourceVersion: Number(agent.store.resourceVersion) }, (e) => {
+    const s = e.object.status?.containerStatuses?.[0];
+    const ready = e.object.status?.conditions?.find((c) => c.type === "Ready")?.status;
+    if (s) stored.push(`${Object.keys(s.state ?? {}).join()} restarts=${s.restartCount} Ready=${ready}`);
+  });
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tickUntil(clock, () => runtime.current("app")?.attempt === 1);
+  await tickUntil(clock, () => stored.at(-1) === "running restarts=1 Ready=True");
+  assert.deepEqual(stored.filter((s, i) => s !== stored[i - 1]), ["terminated restarts=0 Ready=False", "running restarts=1 Ready=True"]);
+  await agent.close();
+});

@@ -169,6 +169,10 @@ export class PodSyncer {
       throw err;
     }
     let groups = await this.instances(record);
+    // kubelet.go SyncPod stores the status generated from what the sync found
+    // (generateAPIPodStatus, SetPodStatus) before kuberuntime's SyncPod starts or kills anything:
+    // a container found exited is stored terminated, not ready, before it is started again.
+    await this.publish(record, groups);
     if (!(await this.setUpVolumes(record))) return this.publish(record, groups);
     if (await this.restartAllContainers(record, groups)) groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
