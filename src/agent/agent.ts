@@ -32,6 +32,7 @@ import { podQOSClass } from "../status/qos.js";
 import { ensureNamespace, removeStoredPod, writePodStatus } from "./pod-store-sync.js";
 import { ApiPodReconciler } from "./api-pod-reconciler.js";
 import { StoreView } from "./store-view.js";
+import type { PodStatusSink } from "../status/pod-status-sink.js";
 import { execContainerOf } from "./exec-target.js";
 import { podNotFound, type ExecStatus } from "../apiserver/exec/exec-status.js";
 import type { ExecContainer, PodSandboxTarget } from "../apiserver/exec/handle-exec.js";
@@ -163,6 +164,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly workers = new Map<string, PodWorker>();
   /** Stops the API pod source and the namespace controller. */
   private readonly stopWatches: (() => void)[] = [];
+  /** Where every stored status goes besides the object store (the API server's status sync in cluster mode). */
+  private readonly statusSinks = new Set<PodStatusSink>();
   private readonly stop = new AbortController();
   private loop: Promise<void> | undefined;
   /** The container log rotation loop (ContainerLogManager.run), once started. */
@@ -645,8 +648,10 @@ export class Agent extends StoreView implements AgentApi {
       // A deleted pod is gone for good; an agent shutdown keeps its desired state for next time.
       void this.state.forgetPod(uid);
       const mirrorUid = this.mirrors.mirrorUid(uid);
-      writePodStatus(this.store, record.pod, this.withStatus(record.pod).status, mirrorUid);
+      const final = this.withStatus(record.pod);
+      writePodStatus(this.store, record.pod, final.status, mirrorUid);
       removeStoredPod(this.store, record.pod, mirrorUid);
+      for (const sink of this.statusSinks) sink.podTerminated(final);
       if (record.source === "api") void this.apiPods.save();
     }
     this.mirrors.forget(uid);
@@ -663,11 +668,16 @@ export class Agent extends StoreView implements AgentApi {
     return { apiVersion: "v1", kind: "Pod", ...pod, status: status ? structuredClone(status) : { phase: "Pending" } };
   }
 
-  /** publishPod writes a pod's current status into the store (the status manager's syncPod) and its metrics. */
+  /**
+   * publishPod writes a pod's current status into the store and hands it to the status sinks
+   * (the status manager's syncPod), and its metrics.
+   */
   private publishPod(uid: string): void {
     const worker = this.workers.get(uid);
     if (!worker) return;
     const pod = this.withStatus(worker.record.pod);
+    const version = this.statusManager.version(uid);
+    if (version > 0) for (const sink of this.statusSinks) sink.statusChanged(pod, version);
     if (pod.status) {
       this.metrics.observeRestarts(pod.metadata.namespace ?? "", pod.metadata.name ?? "", pod.status);
       this.metrics.observeStartup(uid, pod.status, this.clock.now());
@@ -781,6 +791,26 @@ export class Agent extends StoreView implements AgentApi {
       stopping: this.stop.signal.aborted, now, lastResync: this.lastResync, periodMs: this.options.resyncIntervalMs ?? 1000,
       runtimeDownSince: this.pleg.runtimeDownSince, runtimeErrors: this.pleg.runtimeState.errors(now),
     });
+  }
+
+  /**
+   * addStatusSink hands every status the status manager stores, with its version, and every pod
+   * whose termination finished, to a sink (the kubelet's status manager syncs to the API server
+   * from its own cache); the returned function removes it.
+   */
+  addStatusSink(sink: PodStatusSink): () => void {
+    this.statusSinks.add(sink);
+    return () => void this.statusSinks.delete(sink);
+  }
+
+  /**
+   * podCouldHaveRunningContainers tells whether containers of the pod may still run: its worker
+   * has not stopped them all (pod_workers.go CouldHaveRunningContainers, which the status manager
+   * asks before it writes a terminal phase). A pod the agent does not know has none.
+   */
+  podCouldHaveRunningContainers(uid: string): boolean {
+    const worker = this.workers.get(uid);
+    return worker !== undefined && worker.record.containersStopped !== true;
   }
 
   /** runtimeErrors lists, in the kubelet's words, why pods are not being synced; empty while the runtime is up. */

@@ -104,3 +104,26 @@ test("kubelet.go SyncPod stores the status it found before restarting: a crashed
   assert.deepEqual(stored.filter((s, i) => s !== stored[i - 1]), ["terminated restarts=0 Ready=False", "running restarts=1 Ready=True"]);
   await agent.close();
 });
+
+test("status_manager.go syncPod: a status sink gets every stored status with the status manager's version, and the pod once its termination finished", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  const seen: string[] = [];
+  agent.addStatusSink({
+    statusChanged: (pod, version) => seen.push(`${pod.metadata.name ?? ""} v${version ?? "?"} ${pod.status?.phase ?? ""}`),
+    podTerminated: (pod) => seen.push(`terminated ${pod.metadata.name ?? ""} ${pod.status?.phase ?? ""}`),
+  });
+  const created = createApiPod(agent.store, webPod(), agent.nodeName);
+  assert.ok(created.ok);
+  await tick(clock);
+  const uid = created.pod.metadata.uid ?? "";
+  assert.equal(seen.at(-1), `web v${agent.statusManager.version(uid)} Running`);
+  assert.ok(agent.podCouldHaveRunningContainers(uid));
+  deleteObject(agent.store, PODS, "default", "web", { gracePeriodSeconds: 0, preconditions: {}, dryRun: false }, clock.now());
+  await tickUntil(clock, () => seen.some((s) => s.startsWith("terminated")));
+  assert.ok(runtime.calls.some((c) => c.startsWith("stop app#0")), runtime.calls.join("\n"));
+  assert.equal(seen.at(-1), "terminated web Failed");
+  assert.equal(agent.podCouldHaveRunningContainers(uid), false);
+  const versions = seen.flatMap((s) => /v(\d+)/.exec(s)?.[1] ?? []).map(Number);
+  assert.deepEqual(versions, [...versions].sort((a, b) => a - b), "versions only grow");
+  await agent.close();
+});

@@ -1,7 +1,6 @@
 // How the agent writes back into the object store, as the kubelet's status manager and mirror
 // client do: a pod's status (pods/status, under a UID precondition), a manifest pod's deletion
 // on its mirror, and which of the store's pods are the node's API pods to save.
-import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { sameJson } from "../apiserver/resources/canonical-json.js";
 import { NAMESPACES, newNamespace } from "../apiserver/resources/namespaces.js";
@@ -9,6 +8,7 @@ import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import { isMirrorPod } from "../api/mirror-pod.js";
+import { withPhaseHeldBack } from "../status/held-back-phase.js";
 import { mergeApiConditions } from "./pod-conditions.js";
 
 /**
@@ -29,12 +29,7 @@ export function writePodStatus(store: ObjectStore, pod: Pod, status: Pod["status
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = mirror && current.metadata.deletionTimestamp !== deletionTimestamp;
       // Conditions the kubelet does not own stay as the API has them (status_manager.go mergePodStatus).
-      let merged = status === undefined ? undefined : (mergeApiConditions(status, current.status) ?? status);
-      if (merged !== undefined && couldHaveRunningContainers && isPodPhaseTerminal(merged.phase) && !isPodPhaseTerminal(current.status?.phase)) {
-        const { phase: _phase, reason: _reason, message: _message, ...rest } = merged;
-        const old = current.status;
-        merged = { ...rest, ...(old?.phase !== undefined ? { phase: old.phase } : {}), ...(old?.reason !== undefined ? { reason: old.reason } : {}), ...(old?.message !== undefined ? { message: old.message } : {}) };
-      }
+      const merged = status === undefined ? undefined : withPhaseHeldBack(current.status, mergeApiConditions(status, current.status) ?? status, couldHaveRunningContainers);
       if (!deletionChanged && sameJson(current.status, merged)) return undefined;
       const metadata = deletionChanged && deletionTimestamp !== undefined ? { ...current.metadata, deletionTimestamp, ...(deletionGracePeriodSeconds !== undefined ? { deletionGracePeriodSeconds } : {}) } : current.metadata;
       return { ...current, metadata, ...(merged !== undefined ? { status: merged } : {}) };

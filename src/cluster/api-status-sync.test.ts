@@ -33,7 +33,7 @@ const ready: PodStatus = {
   ],
 };
 
-async function setup(apiPod: () => Pod | undefined, onWrite: (r: RecordedRequest) => FakeAnswer = () => ({ code: 200, body: {} })): Promise<{ server: FakeApiServer; sync: ApiStatusSync; clock: FakeClock }> {
+async function setup(apiPod: () => Pod | undefined, onWrite: (r: RecordedRequest) => FakeAnswer = () => ({ code: 200, body: {} }), couldHaveRunningContainers?: (uid: string) => boolean): Promise<{ server: FakeApiServer; sync: ApiStatusSync; clock: FakeClock }> {
   const server = await FakeApiServer.start((r) => {
     if (r.method === "GET") {
       const current = apiPod();
@@ -44,7 +44,7 @@ async function setup(apiPod: () => Pod | undefined, onWrite: (r: RecordedRequest
   servers.push(server);
   const clock = new FakeClock();
   const client = new ApiClient({ credentials: server.credentials, clock });
-  const sync = new ApiStatusSync({ client, clock, logger: silentLogger });
+  const sync = new ApiStatusSync({ client, clock, logger: silentLogger, ...(couldHaveRunningContainers !== undefined ? { couldHaveRunningContainers } : {}) });
   return { server, sync, clock };
 }
 
@@ -122,4 +122,36 @@ test("kubetypes.PodConditionByKubelet: the kubelet's AllContainersRestarting (Re
   const ours: PodStatus = { ...ready, conditions: [...ready.conditions!, { type: "AllContainersRestarting", status: "False" }] };
   const merged = mergePodStatus(api, ours);
   assert.deepEqual(merged.conditions?.map((c) => `${c.type}=${c.status}`), ["Ready=True", "PodScheduled=True", "AllContainersRestarting=False"]);
+});
+
+test("status_manager.go mergePodStatus: a terminal phase waits while containers could run, and is PATCHed once they stopped, the same status version sent again", async () => {
+  let running = true;
+  let api = pod(ready);
+  const patches: Record<string, unknown>[] = [];
+  const { sync } = await setup(() => api, (r) => {
+    const status = (r.body as { status: Record<string, unknown> }).status;
+    patches.push(status);
+    api = pod({ ...api.status, ...(status as PodStatus) });
+    return { code: 200, body: api };
+  }, () => running);
+  const failed: PodStatus = { ...notReady, phase: "Failed" };
+  sync.statusChanged(pod(failed), 7);
+  await sync.idle();
+  assert.equal(patches.length, 1);
+  assert.equal(patches[0]!["phase"], undefined, "the phase stays Running while containers could run");
+  sync.statusChanged(pod(failed), 7);
+  await sync.idle();
+  assert.equal(patches.length, 1, "the same version with nothing changed is not sent again");
+  running = false;
+  sync.statusChanged(pod(failed), 7);
+  await sync.idle();
+  assert.equal(patches.length, 2);
+  assert.equal(patches[1]!["phase"], "Failed");
+});
+
+test("mergePodStatus keeps the API server's phase, reason and message while containers could run and the new phase is terminal", () => {
+  const api: PodStatus = { ...ready, phase: "Running" };
+  const ours: PodStatus = { ...notReady, phase: "Failed", reason: "DeadlineExceeded", message: "Pod was active on the node longer than the specified deadline" };
+  assert.deepEqual([mergePodStatus(api, ours, true).phase, mergePodStatus(api, ours, true).reason], ["Running", undefined]);
+  assert.deepEqual([mergePodStatus(api, ours, false).phase, mergePodStatus(api, ours, false).reason], ["Failed", "DeadlineExceeded"]);
 });

@@ -5,12 +5,13 @@
 // syncs every pod that needsUpdate or needsReconcile; a pod whose termination finished and that
 // the API server is deleting is removed with DELETE grace 0 and a UID precondition, canBeDeleted).
 import { isKubeletCondition } from "../api/kubelet-pod-conditions.js";
+import { withPhaseHeldBack } from "../status/held-back-phase.js";
 import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { createTwoWayMergePatch, POD_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
-import type { PodStatusSink } from "./pod-updates.js";
+import type { PodStatusSink } from "../status/pod-status-sink.js";
 
 /** SYNC_BATCH_PERIOD_MS is the kubelet's syncPeriod of the status manager. */
 export const SYNC_BATCH_PERIOD_MS = 10_000;
@@ -27,6 +28,8 @@ interface PodEntry {
   syncedVersion: number;
   /** The agent stopped every container and forgot the pod. */
   terminated: boolean;
+  /** Whether the agent could still run containers of the pod when this status came. */
+  couldHaveRunningContainers: boolean;
 }
 
 /** ApiPodLookup gives the pod as the API server last showed it (the pod source's cache). */
@@ -39,6 +42,12 @@ export interface ApiStatusSyncOptions {
   logger: Logger;
   /** The API server's copy of a pod, for needsReconcile (kubelet: the pod manager's pod). */
   apiPod?: ApiPodLookup;
+  /**
+   * Whether containers of a pod may still run (kubelet podDeletionSafety
+   * PodCouldHaveRunningContainers): a terminal phase is not written until they have stopped.
+   * Default: none may.
+   */
+  couldHaveRunningContainers?: (uid: string) => boolean;
 }
 
 /** ApiStatusSync writes pod statuses to the API server. */
@@ -51,21 +60,30 @@ export class ApiStatusSync implements PodStatusSink {
 
   constructor(private readonly options: ApiStatusSyncOptions) {}
 
-  statusChanged(pod: Pod): void {
+  statusChanged(pod: Pod, version?: number): void {
     const uid = pod.metadata.uid;
     if (uid === undefined || pod.status === undefined || this.stopped) return;
     const old = this.pods.get(uid);
-    if (old !== undefined && JSON.stringify(old.status) === JSON.stringify(pod.status)) return;
+    const could = this.couldHaveRunningContainers(uid);
+    // The same status again: only worth a sync when its containers have stopped since, so a
+    // terminal phase held back can be written now (kubelet TerminatePod forces that update).
+    if (old !== undefined && (version === undefined || version === old.version) && JSON.stringify(old.status) === JSON.stringify(pod.status) && old.couldHaveRunningContainers === could) return;
     this.pods.set(uid, {
       namespace: pod.metadata.namespace ?? "default",
       name: pod.metadata.name ?? "",
       uid,
       status: structuredClone(pod.status),
-      version: (old?.version ?? 0) + 1,
+      version: version ?? (old?.version ?? 0) + 1,
       syncedVersion: old?.syncedVersion ?? 0,
       terminated: old?.terminated ?? false,
+      couldHaveRunningContainers: could,
     });
     this.enqueue(uid);
+  }
+
+  /** couldHaveRunningContainers asks the agent at sync time, as the kubelet's syncPod asks podDeletionSafety. */
+  private couldHaveRunningContainers(uid: string): boolean {
+    return this.options.couldHaveRunningContainers?.(uid) ?? false;
   }
 
   podTerminated(pod: Pod): void {
@@ -120,7 +138,7 @@ export class ApiStatusSync implements PodStatusSink {
   private needsReconcile(entry: PodEntry): boolean {
     const api = this.options.apiPod?.(entry.uid);
     if (api?.status === undefined) return false;
-    return normalise(mergePodStatus(api.status, entry.status)) !== normalise(api.status);
+    return normalise(mergePodStatus(api.status, entry.status, this.couldHaveRunningContainers(entry.uid) && !entry.terminated)) !== normalise(api.status);
   }
 
   private enqueue(uid: string): void {
@@ -164,7 +182,7 @@ export class ApiStatusSync implements PodStatusSink {
       return;
     }
     const version = entry.version;
-    const merged = mergePodStatus(api.status ?? {}, entry.status);
+    const merged = mergePodStatus(api.status ?? {}, entry.status, this.couldHaveRunningContainers(entry.uid) && !entry.terminated);
     if (normalise(merged) !== normalise(api.status ?? {})) {
       // pkg/util/pod preparePatchBytesForPodStatus: the UID only in the new object, so the patch carries it as a precondition.
       const patch = createTwoWayMergePatch({ status: (api.status ?? {}) as JsonValue }, { metadata: { uid: entry.uid }, status: merged as JsonValue }, POD_SCHEMA);
@@ -189,10 +207,11 @@ export class ApiStatusSync implements PodStatusSink {
 
 /**
  * mergePodStatus keeps the conditions of the API server's status the kubelet does not own
- * (readiness gates and others' conditions) and takes everything else from ours (kubelet
- * status_manager.go mergePodStatus).
+ * (readiness gates and others' conditions) and takes everything else from ours; while containers
+ * could still run, a phase turning terminal keeps the API server's phase, reason and message
+ * (kubelet status_manager.go mergePodStatus).
  */
-export function mergePodStatus(api: PodStatus, ours: PodStatus): PodStatus {
+export function mergePodStatus(api: PodStatus, ours: PodStatus, couldHaveRunningContainers = false): PodStatus {
   const conditions: PodCondition[] = [];
   // kubetypes.PodConditionByKubelet, one list for the agent and the API server's copy: it names
   // AllContainersRestarting (RestartAllContainersOnContainerExits, on in 1.37), which a list of
@@ -202,7 +221,7 @@ export function mergePodStatus(api: PodStatus, ours: PodStatus): PodStatus {
   const merged: PodStatus = { ...ours };
   if (conditions.length > 0) merged.conditions = conditions;
   else delete merged.conditions;
-  return merged;
+  return withPhaseHeldBack(api, merged, couldHaveRunningContainers);
 }
 
 /** normalise renders a status for comparison without lastProbeTime and with conditions sorted (kubelet normalizeStatus, isPodStatusByKubeletEqual). */

@@ -6,12 +6,13 @@
 import { arch, networkInterfaces } from "node:os";
 import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
 import type { EventRecorder } from "../prober/events.js";
+import type { PodStatusSink } from "../status/pod-status-sink.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { ApiClient } from "./api-client.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import { ApiStatusSync } from "./api-status-sync.js";
-import { StoreBridge } from "./store-bridge.js";
+import { fromApiServer, StoreBridge } from "./store-bridge.js";
 import { EventSink } from "./event-sink.js";
 import type { ClusterCredentials } from "./kubeconfig.js";
 import { CertificateRotation, clientTemplate, servingTemplate } from "./certificate-rotation.js";
@@ -28,7 +29,7 @@ import { MachineStats } from "./node-stats.js";
 export interface ClusterNodeOptions {
   credentials: ClusterCredentials;
   identity: NodeIdentity;
-  agent: AgentApi & { runtimeErrors(): string[]; events: EventRecorder };
+  agent: AgentApi & { runtimeErrors(): string[]; events: EventRecorder; addStatusSink(sink: PodStatusSink): () => void; podCouldHaveRunningContainers(uid: string): boolean };
   /** The daemon endpoint's serving certificate and the CA of the clients it lets in; none: no endpoint. */
   server?: { host: string; cert: Buffer; key: Buffer; clientCa: Buffer };
   /**
@@ -54,6 +55,8 @@ export class ClusterNode {
   readonly pods: ApiPodSource;
   readonly statusSync: ApiStatusSync;
   private readonly bridge: StoreBridge;
+  /** Stops the agent's statuses going to the status sync. */
+  private readonly stopSink: () => void;
   private readonly mirrors: MirrorPods;
   private readonly events: EventSink;
   private readonly stop = new AbortController();
@@ -68,7 +71,14 @@ export class ClusterNode {
     this.client = new ApiClient({ credentials, clock, logger, userAgent: nodeUserAgent(identity.kubeletVersion) });
     this.status = new NodeStatusReporter({ client: this.client, identity, health: () => ({ runtimeErrors: agent.runtimeErrors() }), clock, logger: logger.child("node") });
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
-    this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid) });
+    this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid), couldHaveRunningContainers: (uid) => agent.podCouldHaveRunningContainers(uid) });
+    // The status manager's statuses of the API server's pods go to the API server with the
+    // status manager's versions (status_manager.go syncPod), not through the local store.
+    const sync = this.statusSync;
+    this.stopSink = agent.addStatusSink({
+      statusChanged: (pod, version) => (fromApiServer(pod) ? sync.statusChanged(pod, version) : undefined),
+      podTerminated: (pod) => (fromApiServer(pod) ? sync.podTerminated(pod) : undefined),
+    });
     this.mirrors = new MirrorPods({ client: this.client, nodeName: identity.name, nodeUid: this.registered, sink: this.statusSync, logger: logger.child("mirror") });
     this.events = new EventSink({ client: this.client, clock, logger: logger.child("events") });
     this.bridge = new StoreBridge({ store: agent.store, nodeName: identity.name, sink: this.statusSync, staticPods: (e) => this.mirrors.handle(e), mirrorRemoved: (p) => this.mirrors.mirrorGone(p), mirrorDeleting: (p) => this.mirrors.mirrorDeleting(p), events: (e) => this.events.send(e), recorder: agent.events, logger: logger.child("pods") });
@@ -134,6 +144,7 @@ export class ClusterNode {
    */
   async close(): Promise<void> {
     this.bridge.close();
+    this.stopSink();
     this.mirrors.close();
     this.events.close();
     await this.statusSync.stop();

@@ -11,7 +11,7 @@ import type { Pod } from "../api/types.js";
 import type { WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Logger } from "../util/logger.js";
 import { isStatus, type ApiClient } from "./api-client.js";
-import type { PodStatusSink } from "./pod-updates.js";
+import type { PodStatusSink } from "../status/pod-status-sink.js";
 
 /** MirrorPod is a Pod as POSTed for a static pod: owned by the Node. */
 interface MirrorPod extends Pod {

@@ -3,9 +3,9 @@
 // merged stream of whole pods). Pods the API server binds to the node are written into the store
 // with their UID, a deletion the API server starts is written as the same deletion, a pod gone
 // from the API server is removed; the agent runs them through its store pod source, the same
-// admission and pod workers as its other sources. Back from the store come the statuses the
-// agent writes (the status manager's sink: api-status-sync.ts), the removal of a finished pod
-// (canBeDeleted), the mirror pods of its manifest pods (mirror-pods.ts) and its events.
+// admission and pod workers as its other sources. Back from the store come the mirror pods of its
+// manifest pods (mirror-pods.ts) and its events; the statuses of the API server's pods go from
+// the status manager to the API server's status sync directly (cluster-node.ts, not through here).
 import { isPodPhaseTerminal } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
@@ -20,7 +20,8 @@ import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.
 import { StoreError } from "../apiserver/storage/store-errors.js";
 import type { EventRecorder } from "../prober/events.js";
 import type { Logger } from "../util/logger.js";
-import type { PodStatusSink, PodUpdate } from "./pod-updates.js";
+import type { PodStatusSink } from "../status/pod-status-sink.js";
+import type { PodUpdate } from "./pod-updates.js";
 
 /** withMutableFields is `stored` with the images and activeDeadlineSeconds of `latest`. */
 function withMutableFields(stored: Pod["spec"], latest: Pod["spec"]): Pod["spec"] {
@@ -45,8 +46,8 @@ function withMutableFields(stored: Pod["spec"], latest: Pod["spec"]): Pod["spec"
  */
 export const API_SERVER_SOURCE = "api";
 
-/** fromApiServer tells whether a stored pod came from the API server. */
-function fromApiServer(pod: Pod): boolean {
+/** fromApiServer tells whether a pod of the agent came from the API server. */
+export function fromApiServer(pod: Pod): boolean {
   return pod.metadata.annotations?.[ANNOTATION_CONFIG_SOURCE] === API_SERVER_SOURCE;
 }
 
@@ -59,6 +60,7 @@ function annotated(pod: Pod): Record<string, string> {
 export interface StoreBridgeOptions {
   store: ObjectStore;
   nodeName: string;
+  /** Where the status of a pod the node rejects goes (the status manager never sees it). */
   sink: PodStatusSink;
   /** Told about the store's mirror pods (the agent's manifest pods). */
   staticPods: (event: WatchEvent<Pod>) => void;
@@ -178,17 +180,8 @@ export class StoreBridge {
     this.options.sink.statusChanged({ ...pod, status: { ...pod.status, phase: "Failed", reason, message: `Pod was rejected: ${message}` } });
   }
 
+  /** onStorePod tells the mirror pods about the store's mirrors of the agent's manifest pods. */
   private onStorePod(event: StoreEvent<Pod>): void {
-    const pod = event.object;
-    if (isMirrorPod(pod)) {
-      this.options.staticPods({ type: event.type, object: pod });
-      return;
-    }
-    if (!fromApiServer(pod)) return;
-    if (event.type === "DELETED") {
-      this.options.sink.podTerminated(pod);
-      return;
-    }
-    this.options.sink.statusChanged(pod);
+    if (isMirrorPod(event.object)) this.options.staticPods({ type: event.type, object: event.object });
   }
 }
