@@ -65,6 +65,15 @@ test("an absent image with Never: ErrImageNeverPull event and result with the ku
   assert.deepEqual(runtime.pulls, []);
 });
 
+test("an image name that is no reference: InspectFailed 'Failed to apply default image tag …' and InvalidImageName, nothing asked of the runtime", async () => {
+  const { runtime, events, images } = setup();
+  runtime.unavailable = true;
+  const text = 'Failed to apply default image tag "Busybox:1": couldn\'t parse image name "Busybox:1": invalid reference format: repository name (library/Busybox) must be lowercase';
+  assert.deepEqual(await images.ensureImageExists({ pod: pod(), containerName: "app" }, "Busybox:1", "Always", sandbox), { ok: false, reason: "InvalidImageName", message: text });
+  assert.deepEqual(events.strings(), [`Warning InspectFailed ${text}`]);
+  assert.deepEqual(runtime.pulls, []);
+});
+
 test("an image the runtime cannot look up: InspectFailed 'Failed to inspect image \"\": …' and ImageInspectError (the ref is empty when the lookup fails)", async () => {
   const { runtime, events, images } = setup();
   runtime.unavailable = true;

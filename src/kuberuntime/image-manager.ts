@@ -3,11 +3,13 @@
 // with the kubelet's texts, the image pull back-off (flowcontrol, 10 s doubling to 300 s, keyed by
 // pod and image) and the errors that become a container's waiting reason (types.go).
 import { defaultPullPolicy, imageTag } from "../api/defaults.js";
+import { goQuote } from "../api/field-errors.js";
 import { formatGoDuration } from "../probe/go-duration.js";
 import type { EventRecorder, EventTarget } from "../prober/events.js";
 import type { ImageService, ImageSpec, PodSandboxConfig } from "../runtime/runtime.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { imageNameError } from "./image-reference.js";
 
 /** The kubelet's image errors (images/types.go), each a container's waiting reason. */
 export const ERR_IMAGE_PULL = "ErrImagePull";
@@ -17,6 +19,8 @@ export const IMAGE_PULL_BACK_OFF = "ImagePullBackOff";
 export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
 /** ImageInspectError: the runtime could not say whether it holds the image. */
 export const IMAGE_INSPECT_ERROR = "ImageInspectError";
+/** InvalidImageName: the name is no image reference. */
+export const INVALID_IMAGE_NAME = "InvalidImageName";
 /** The CRI errors a pull failure may start with (cri-api pkg/errors), kept as the reason (evalCRIPullErr). */
 const REGISTRY_UNAVAILABLE = "RegistryUnavailable";
 const SIGNATURE_VALIDATION_FAILED = "SignatureValidationFailed";
@@ -68,6 +72,13 @@ export class ImageManager {
    * texts; a failure comes back as the container's waiting reason and message.
    */
   async ensureImageExists(target: EventTarget, requestedImage: string, pullPolicy: string | undefined, sandbox: PodSandboxConfig): Promise<EnsureImageResult> {
+    const invalid = imageNameError(requestedImage);
+    if (invalid !== undefined) {
+      // applyDefaultImageTag fails before anything is asked of the runtime.
+      const message = `Failed to apply default image tag ${goQuote(requestedImage)}: ${invalid}`;
+      this.d.events.event(target, "Warning", "InspectFailed", message);
+      return { ok: false, reason: INVALID_IMAGE_NAME, message };
+    }
     const policy = pullPolicy || defaultPullPolicy(requestedImage);
     const spec: ImageSpec = { image: withDefaultTag(requestedImage), annotations: { ...(target.pod.metadata.annotations ?? {}) } };
     if (policy !== "Always") {
