@@ -45,7 +45,7 @@ import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
 import { requeueDelayMs, RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
-import { ImageManager } from "../kuberuntime/image-manager.js";
+import { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ImageManager } from "../kuberuntime/image-manager.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { ContainerInstanceLog } from "./container-instances.js";
@@ -255,7 +255,15 @@ export class Agent extends StoreView implements AgentApi {
     });
     // kubelet.go imageBackOff: its own flowcontrol back-off, 10 s doubling to 300 s.
     const images = this.runtime.images;
-    this.imageManager = images && new ImageManager({ images, backOff: new RestartBackoff(this.clock), events: this.events, clock: this.clock, logger: this.logger.child("images") });
+    this.imageManager =
+      images &&
+      new ImageManager({
+        images,
+        backOff: new RestartBackoff(this.clock, { initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS }),
+        events: this.events,
+        clock: this.clock,
+        logger: this.logger.child("images"),
+      });
     this.syncer = new PodSyncer({
       runtime: this.runtime,
       ...(this.imageManager ? { images: this.imageManager } : {}),

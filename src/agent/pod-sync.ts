@@ -14,7 +14,7 @@ import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
 import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
-import { IMAGE_PULL_BACK_OFF, type ImageManager } from "../kuberuntime/image-manager.js";
+import type { ImageManager } from "../kuberuntime/image-manager.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
 import { allContainersCouldRestart, containerShouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
 import { containersToReset } from "../kuberuntime/restart-all-containers.js";
@@ -677,9 +677,10 @@ export class PodSyncer {
   /**
    * ensureImage is startContainer's step 1 (kuberuntime_container.go): EnsureImageExists, and on
    * failure the Failed event "Error: <reason>" with the reason and message as the container's
-   * waiting state (reason cache). A failed sync is retried soon, as the pod workers retry an
-   * errored sync; ImagePullBackOff alone is no sync error (kubelet.go SyncPod). Without an image
-   * manager (the process runtime) every image is taken as there.
+   * waiting state (reason cache). Every image failure, ImagePullBackOff included, is an error of
+   * the sync (kubelet.go SyncPod returns result.Error()), which the pod workers retry after 10 s
+   * with jitter (pod_workers.go completeWork; no back-off expiry is attached to an image error).
+   * Without an image manager (the process runtime) every image is taken as there.
    */
   private async ensureImage(record: PodRecord, spec: Container): Promise<boolean> {
     if (!this.d.images) return true;
@@ -688,7 +689,7 @@ export class PodSyncer {
     if (result.ok) return true;
     this.d.events.event(target, "Warning", "Failed", `Error: ${result.reason}`);
     record.startErrors.set(spec.name, { reason: result.reason, message: result.message });
-    if (result.reason !== IMAGE_PULL_BACK_OFF) this.retrySoon(record);
+    this.retrySoon(record);
     return false;
   }
 

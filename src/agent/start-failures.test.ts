@@ -55,7 +55,7 @@ test("an absent image with pull policy Never: ErrImageNeverPull event, Failed 'E
   await agent.close();
 });
 
-test("an absent image with pull policy IfNotPresent that cannot be pulled: Pulling, Failed 'Failed to pull image …', Error: ErrImagePull; the next sync backs off (BackOff, ImagePullBackOff with the last error); pulls 10 s, then 20 s apart", async () => {
+test("an absent image with pull policy IfNotPresent that cannot be pulled: Pulling, Failed 'Failed to pull image …', Error: ErrImagePull; the next sync backs off (BackOff, ImagePullBackOff with the last error); every failed sync is retried 10-15 s later, so pulls come 10 s, then 20 to 30 s apart", async () => {
   const { clock, runtime, agent } = start();
   const image = "127.0.0.1:9/nothing:1";
   const error = `failed to pull and unpack image "${image}": failed to resolve reference "${image}": connection refused`;
@@ -81,7 +81,8 @@ test("an absent image with pull policy IfNotPresent that cannot be pulled: Pulli
   }
   assert.equal(pulledAt.length, 3, `pulls: ${runtime.pulls.join(", ")}`);
   assert.ok(pulledAt[1]! - pulledAt[0]! >= 10_000, `second pull ${pulledAt[1]! - pulledAt[0]!} ms after the first`);
-  assert.ok(pulledAt[2]! - pulledAt[1]! >= 20_000, `third pull ${pulledAt[2]! - pulledAt[1]!} ms after the second`);
+  // kubelet.go SyncPod: ImagePullBackOff fails the sync too, retried after 10-15 s, not at the resync.
+  assert.ok(pulledAt[2]! - pulledAt[1]! >= 20_000 && pulledAt[2]! - pulledAt[1]! <= 31_000, `third pull ${pulledAt[2]! - pulledAt[1]!} ms after the second`);
   await agent.close();
 });
 

@@ -12,15 +12,15 @@ import type { Logger } from "../util/logger.js";
 import { imageNameError } from "./image-reference.js";
 
 /** The kubelet's image errors (images/types.go), each a container's waiting reason. */
-export const ERR_IMAGE_PULL = "ErrImagePull";
+const ERR_IMAGE_PULL = "ErrImagePull";
 /** ImagePullBackOff: a pull is held back by the image back-off. */
-export const IMAGE_PULL_BACK_OFF = "ImagePullBackOff";
+const IMAGE_PULL_BACK_OFF = "ImagePullBackOff";
 /** ErrImageNeverPull: an absent image with imagePullPolicy Never. */
-export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
+const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
 /** ImageInspectError: the runtime could not say whether it holds the image. */
-export const IMAGE_INSPECT_ERROR = "ImageInspectError";
+const IMAGE_INSPECT_ERROR = "ImageInspectError";
 /** InvalidImageName: the name is no image reference. */
-export const INVALID_IMAGE_NAME = "InvalidImageName";
+const INVALID_IMAGE_NAME = "InvalidImageName";
 /** The CRI errors a pull failure may start with (cri-api pkg/errors), kept as the reason (evalCRIPullErr). */
 const REGISTRY_UNAVAILABLE = "RegistryUnavailable";
 const SIGNATURE_VALIDATION_FAILED = "SignatureValidationFailed";
