@@ -1,10 +1,12 @@
 // CriRuntime: the Runtime over containerd's CRI v1 API, used the way the kubelet's
 // kuberuntime manager uses it (pkg/kubelet/kuberuntime): explicit namespace options, one
-// cgroup per pod, images that must already be present (no registry: pull policy Never), exec
-// probes through ExecSync. Containers outlive the agent: close() only closes the channel.
+// cgroup per pod, images pulled through the ImageService (the agent's image manager decides
+// when), exec probes through ExecSync. Containers outlive the agent: close() only closes the channel.
 import { mkdir } from "node:fs/promises";
+import { status as grpcStatus, type ServiceError } from "@grpc/grpc-js";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
+import { goStatusErrorText } from "../../probe/grpc-status-text.js";
 import { MAX_OUTPUT_BYTES } from "../../probe/result.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
@@ -16,6 +18,8 @@ import {
   type ContainerSummary,
   type ExecSession,
   type ExecStreamOptions,
+  type ImageService,
+  type ImageSpec,
   type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
@@ -41,6 +45,14 @@ import { startCriExec } from "./cri-exec-stream.js";
 
 /** KUBE_RUNTIME_API_VERSION is the version the kubelet sends in VersionRequest. */
 export const KUBE_RUNTIME_API_VERSION = "0.1.0";
+
+/**
+ * PULL_IMAGE_TIMEOUT_MS bounds one PullImage call. The kubelet sets none (remote_image.go
+ * PullImage only cancels); probelet gives up after the kubelet's runtimeRequestTimeout default,
+ * 2 min, which bounds its every other CRI call, so a stuck pull cannot hold a pod's worker
+ * indefinitely. A pull given up this way fails as any other does (ErrImagePull, back-off).
+ */
+export const PULL_IMAGE_TIMEOUT_MS = 120_000;
 
 /** EXEC_DEADLINE_SLACK_MS is how much longer than the exec timeout the client waits for ExecSync. */
 export const EXEC_DEADLINE_SLACK_MS = 2_000;
@@ -68,6 +80,20 @@ export class CriRuntime implements Runtime {
   private readonly logger: Logger;
   private readonly callTimeoutMs: number;
   private readonly cgroupPrefix: string;
+  /** The CRI ImageService: ImageStatus and PullImage with the pod's annotations (kuberuntime_image.go). */
+  readonly images: ImageService = {
+    imageStatus: async (image) => {
+      const { image: found } = await this.client.call("ImageStatus", { image: criImageSpec(image) });
+      return found ? { id: found.id, size: Number(found.size) } : undefined;
+    },
+    pullImage: async (image, sandbox) => {
+      const request = { image: criImageSpec(image), sandbox_config: sandboxConfig(sandbox, this.cgroupPrefix) };
+      const { image_ref: ref } = await this.client.call("PullImage", request, { timeoutMs: PULL_IMAGE_TIMEOUT_MS }).catch(goPullError);
+      // remote_image.go pullImageV1: an empty imageRef is an error.
+      if (ref === "") throw new RuntimeError("Unknown", `imageRef of image "${image.image}" is not set`);
+      return ref;
+    },
+  };
 
   constructor(options: CriRuntimeOptions) {
     this.clock = options.clock ?? systemClock;
@@ -155,13 +181,8 @@ export class CriRuntime implements Runtime {
 
   // ---- containers ------------------------------------------------------------------------
 
-  /**
-   * createContainer checks that the image is present first: there is no registry, so every
-   * image behaves as with imagePullPolicy Never (kubelet images.ErrImageNeverPull's text).
-   */
+  /** createContainer creates the container; the agent made sure of its image before (images.EnsureImageExists). */
   async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
-    const { image } = await this.client.call("ImageStatus", { image: { image: config.image } });
-    if (!image) throw new RuntimeError("ImageNotPresent", `Container image "${config.image}" is not present with pull policy of Never`);
     const res = await this.client
       .call("CreateContainer", {
         pod_sandbox_id: sandboxId,
@@ -314,6 +335,29 @@ function recode(code: RuntimeErrorCode): (err: unknown) => never {
     if (err instanceof RuntimeError && err.code === "Unknown") throw new RuntimeError(code, err.message, { cause: err.cause });
     throw err;
   };
+}
+
+/** criImageSpec is CRI's ImageSpec of an image (kuberuntime convert.go ToRuntimeAPIImageSpec). */
+function criImageSpec(image: ImageSpec): { image: string; annotations: Record<string, string> } {
+  return { image: image.image, annotations: image.annotations };
+}
+
+/**
+ * goPullError words a failed PullImage as the kubelet's CRI client does (remote_image.go
+ * pullImageV1): an UNKNOWN status is its message alone, any other code grpc-go's
+ * "rpc error: code = … desc = …"; the kubelet shows it in its Failed event and waiting message.
+ * Our own deadline reads as a Go context's would.
+ */
+function goPullError(err: unknown): never {
+  const cause = err instanceof RuntimeError ? err.cause : undefined;
+  if (!isServiceError(cause) || cause.code === grpcStatus.UNKNOWN) throw err;
+  const own = cause.code === grpcStatus.DEADLINE_EXCEEDED && (cause.details || "").startsWith("Deadline exceeded after");
+  const text = goStatusErrorText(cause.code, own ? "context deadline exceeded" : cause.details || cause.message);
+  throw new RuntimeError((err as RuntimeError).code, text, { cause });
+}
+
+function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof Error && typeof (value as Partial<ServiceError>).code === "number";
 }
 
 function ignoreNotFound(err: unknown): undefined {
