@@ -235,3 +235,17 @@ test("#139168 CreateContainer carries an env value that is not UTF-8 as its exac
   const sent = fake.requests("CreateContainer")[0] as { config: { envs: { key: string; value: Buffer }[] } };
   assert.deepEqual(sent.config.envs.map((e) => [e.key, Buffer.from(e.value)]), [["RAW", raw]]);
 });
+
+test("cri-client remote_runtime.go: RunPodSandbox waits twice runtimeRequestTimeout and CreateContainer/StartContainer runtimeRequestTimeout, not the 10 s of queries (a sandbox given up halfway keeps its name reserved in containerd)", async (t) => {
+  const slow = <T>(answer: T) => () => new Promise<T>((resolve) => setTimeout(() => resolve(answer), 400));
+  const { runtime } = await setup(t, {
+    RunPodSandbox: slow({ pod_sandbox_id: "sb-1" }),
+    CreateContainer: slow({ container_id: "c-1" }),
+    StartContainer: slow({}),
+    ContainerStatus: slow({}),
+  }, 100);
+  assert.equal(await runtime.runPodSandbox(pod), "sb-1");
+  assert.equal(await runtime.createContainer("sb-1", app, pod), "c-1");
+  await runtime.startContainer("c-1");
+  await assert.rejects(runtime.containerStatus("c-1"), (err: unknown) => err instanceof RuntimeError && err.code === "DeadlineExceeded");
+});

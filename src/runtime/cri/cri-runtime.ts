@@ -46,13 +46,31 @@ import { startCriExec } from "./cri-exec-stream.js";
 /** KUBE_RUNTIME_API_VERSION is the version the kubelet sends in VersionRequest. */
 export const KUBE_RUNTIME_API_VERSION = "0.1.0";
 
+/** RUNTIME_REQUEST_TIMEOUT_MS is the kubelet's runtimeRequestTimeout default (2 min). */
+export const RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
+
+/**
+ * RUN_POD_SANDBOX_TIMEOUT_MS is the deadline of RunPodSandbox: twice runtimeRequestTimeout, as
+ * the kubelet's CRI client gives it (cri-client remote_runtime.go RunPodSandbox). A busy machine
+ * can take longer than the default 10 s of the other calls, and a RunPodSandbox given up halfway
+ * can leave containerd holding the sandbox name ("is reserved for …"), so the pod never gets one.
+ */
+export const RUN_POD_SANDBOX_TIMEOUT_MS = 2 * RUNTIME_REQUEST_TIMEOUT_MS;
+
+/**
+ * CONTAINER_CHANGE_TIMEOUT_MS is the deadline of CreateContainer and StartContainer: the
+ * kubelet's runtimeRequestTimeout, for the same reason (a create given up halfway keeps its
+ * container name reserved).
+ */
+export const CONTAINER_CHANGE_TIMEOUT_MS = RUNTIME_REQUEST_TIMEOUT_MS;
+
 /**
  * PULL_IMAGE_TIMEOUT_MS bounds one PullImage call. The kubelet sets none (remote_image.go
  * PullImage only cancels); probelet gives up after the kubelet's runtimeRequestTimeout default,
- * 2 min, which bounds its every other CRI call, so a stuck pull cannot hold a pod's worker
- * indefinitely. A pull given up this way fails as any other does (ErrImagePull, back-off).
+ * 2 min, so a stuck pull cannot hold a pod's worker indefinitely. A pull given up this way fails
+ * as any other does (ErrImagePull, back-off).
  */
-export const PULL_IMAGE_TIMEOUT_MS = 120_000;
+export const PULL_IMAGE_TIMEOUT_MS = RUNTIME_REQUEST_TIMEOUT_MS;
 
 /** EXEC_DEADLINE_SLACK_MS is how much longer than the exec timeout the client waits for ExecSync. */
 export const EXEC_DEADLINE_SLACK_MS = 2_000;
@@ -135,7 +153,7 @@ export class CriRuntime implements Runtime {
         throw new RuntimeError("CreateFailed", `failed to create log directory "${config.logDirectory}": ${(err as Error).message}`, { cause: err });
       });
     }
-    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }).catch(async (err: unknown) => {
+    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }, { timeoutMs: Math.max(RUN_POD_SANDBOX_TIMEOUT_MS, this.callTimeoutMs) }).catch(async (err: unknown) => {
       // containerd removes a sandbox that failed to start, but not the cgroup parent runc made for it.
       await this.removePodCgroupUnlessUsed(config.podUid).catch(() => undefined);
       return recode("CreateFailed")(err);
@@ -188,7 +206,7 @@ export class CriRuntime implements Runtime {
         pod_sandbox_id: sandboxId,
         config: containerConfig(config, sandbox),
         sandbox_config: sandboxConfig(sandbox, this.cgroupPrefix),
-      })
+      }, { timeoutMs: Math.max(CONTAINER_CHANGE_TIMEOUT_MS, this.callTimeoutMs) })
       .catch(recode("CreateFailed"));
     return res.container_id;
   }
@@ -213,7 +231,7 @@ export class CriRuntime implements Runtime {
   }
 
   async startContainer(containerId: string): Promise<void> {
-    await this.client.call("StartContainer", { container_id: containerId }).catch(recode("StartFailed"));
+    await this.client.call("StartContainer", { container_id: containerId }, { timeoutMs: Math.max(CONTAINER_CHANGE_TIMEOUT_MS, this.callTimeoutMs) }).catch(recode("StartFailed"));
   }
 
   /** stopContainer: SIGTERM, SIGKILL after timeoutSeconds; resolves once exited. The deadline adds the grace period. */
