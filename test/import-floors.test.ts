@@ -13,6 +13,7 @@ const FLOORS: readonly string[] = [
   "util",
   "api",
   "probe",
+  "client",
   "runtime",
   "prober",
   "kuberuntime",
