@@ -6,7 +6,7 @@ import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
 import { MAX_RESPONSE_BYTES } from "../client/rest-client.js";
-import { AgentUnreachableError, clientFromFlags, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./client.js";
+import { AgentUnreachableError, clientFromFlags, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./agent-client.js";
 
 const never = new AbortController().signal;
 
