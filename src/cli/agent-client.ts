@@ -196,13 +196,7 @@ export class StatusClient {
 
   /** watchResource streams the changes of any collection of the API by its path (query included). */
   async *watchResource<T>(pathWithQuery: string): AsyncIterable<WatchEvent<T>> {
-    const events = await this.call(async (rest) => {
-      const iterator = rest.watchEvents<T>(pathWithQuery, this.options.signal)[Symbol.asyncIterator]();
-      // The first step opens the stream, so a refusal is mapped here like any other.
-      return { iterator, first: await iterator.next() };
-    });
-    for (let step = events.first; step.done !== true; step = await events.iterator.next()) {
-      const event = step.value;
+    for await (const event of this.iterate((rest) => rest.watchEvents<T>(pathWithQuery, this.options.signal))) {
       if (event.type === "ERROR") throw new ServerStatusError(event.object as ServerStatus);
       yield event as WatchEvent<T>;
     }
@@ -224,16 +218,10 @@ export class StatusClient {
     if (options.sinceTime !== undefined) query.set("sinceTime", options.sinceTime);
     const suffix = query.size > 0 ? `?${query.toString()}` : "";
     const path = `${podPath(namespace, name)}/log${suffix}`;
-    if (options.follow !== true) {
-      const text = await this.call((rest) => rest.requestText("GET", path, { signal: this.options.signal }));
-      if (text !== "") yield text;
-      return;
-    }
-    const chunks = await this.call(async (rest) => {
-      const iterator = rest.stream(path, this.options.signal)[Symbol.asyncIterator]();
-      return { iterator, first: await iterator.next() };
-    });
-    for (let step = chunks.first; step.done !== true; step = await chunks.iterator.next()) yield step.value;
+    // A log is streamed, never buffered (its rotated files may hold more than a response's bound);
+    // only a followed one lasts beyond the request deadline.
+    const deadline = options.follow === true ? undefined : REQUEST_TIMEOUT_MS;
+    yield* this.iterate((rest) => rest.stream(path, this.options.signal, deadline));
   }
 
   /** text GETs any path of the agent and resolves with the answer as text (e.g. /healthz). */
@@ -256,13 +244,27 @@ export class StatusClient {
     try {
       return await run(rest);
     } catch (err) {
-      if (this.options.signal.aborted) throw this.options.signal.reason;
-      if (err instanceof ApiStatusError) {
-        const hint = err.code === 401 && !this.tokenSent ? this.options.unauthorizedHint : undefined;
-        throw new ServerStatusError(statusOf(err), hint);
-      }
-      throw this.transportError(err);
+      throw this.failure(err);
     }
+  }
+
+  /** iterate is call for a stream: every step's failure is turned into the CLI's, the opening's included. */
+  private async *iterate<T>(open: (rest: RestClient) => AsyncIterable<T>): AsyncIterable<T> {
+    const rest = await (this.rest ??= this.restClient());
+    try {
+      yield* open(rest);
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  private failure(err: unknown): unknown {
+    if (this.options.signal.aborted) return this.options.signal.reason;
+    if (err instanceof ApiStatusError) {
+      const hint = err.code === 401 && !this.tokenSent ? this.options.unauthorizedHint : undefined;
+      return new ServerStatusError(statusOf(err), hint);
+    }
+    return this.transportError(err);
   }
 
   private async restClient(): Promise<RestClient> {
@@ -285,12 +287,13 @@ export class StatusClient {
     });
   }
 
+  /** transportError words a failed connection (the REST client's error, the system's as its cause) or a passed deadline; other errors stay as they are. */
   private transportError(err: unknown): unknown {
-    const cause = (err as { cause?: unknown }).cause ?? err;
-    const code = (cause as { code?: unknown }).code;
+    const cause = (err as { cause?: unknown }).cause;
+    const code = ((cause ?? err) as { code?: unknown }).code;
     if (code === "ETIMEDOUT") return new Error(`the probelet agent at ${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000}s`);
     if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
-    // Everything else: the cause says what (e.g. a TLS verification failure).
+    // Any other failed connection: its cause says what (e.g. a TLS verification failure).
     if (cause instanceof Error) return new Error(`cannot reach the probelet agent at ${this.server}: ${cause.message}`);
     return err;
   }

@@ -158,12 +158,13 @@ export class RestClient {
   }
 
   /**
-   * stream GETs a path whose answer lasts (a followed log) and yields it as text chunks until the
-   * server ends it or the signal aborts; it has no deadline. A non-2xx answer rejects with its
+   * stream GETs a path whose answer may be long or last (a log, a followed log) and yields it as
+   * text chunks as they arrive, unbuffered, until the server ends it or the signal aborts; with
+   * deadlineMs it fails with ETIMEDOUT when that passes. A non-2xx answer rejects with its
    * ApiStatusError before any chunk.
    */
-  async *stream(path: string, signal: AbortSignal, accept?: string): AsyncIterable<string> {
-    const res = await this.open(path, signal, accept);
+  async *stream(path: string, signal: AbortSignal, deadlineMs?: number): AsyncIterable<string> {
+    const res = await this.open(path, signal, deadlineMs);
     res.setEncoding("utf8");
     for await (const chunk of res) yield chunk as string;
   }
@@ -216,9 +217,9 @@ export class RestClient {
     for await (const event of this.watchEvents(path, signal)) onEvent(event);
   }
 
-  /** open GETs a path without a deadline and resolves with a 2xx answer whose body is left to read. */
-  private async open(path: string, signal: AbortSignal, accept?: string): Promise<IncomingMessage> {
-    const res = await this.send("GET", path, { signal, ...(accept !== undefined ? { accept } : {}) }, undefined);
+  /** open GETs a path and resolves with a 2xx answer whose body is left to read (a deadline, when given, covers the body too). */
+  private async open(path: string, signal: AbortSignal, deadlineMs?: number): Promise<IncomingMessage> {
+    const res = await this.send("GET", path, { signal }, deadlineMs);
     const status = res.statusCode ?? 0;
     if (status >= 200 && status < 300) return res;
     const body = await readBounded(res, MAX_RESPONSE_BYTES, `GET "${this.server}${path}"`);
