@@ -114,16 +114,9 @@ test("no circle of code-loading imports between the files of src/", () => {
   assert.deepEqual(valueImportCycles(), []);
 });
 
-/**
- * PENDING_RENAMES are the shared names whose renames wait for concurrent work in src/kuberuntime/
- * and src/runtime/cri/ (their importers) to merge: probe/result.ts → probe-result.ts,
- * prober/results/result.ts → cached-result.ts, prober/events.ts → event-recorder.ts.
- */
-const PENDING_RENAMES: ReadonlySet<string> = new Set(["result.ts", "events.ts"]);
-
 test("no two source files of src/ share a name (index.ts, the one entry of its folder, excepted)", () => {
   const byName = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) byName.set(basename(file), [...(byName.get(basename(file)) ?? []), relative(SRC, file)]);
-  const shared = [...byName].filter(([name, paths]) => name !== "index.ts" && !PENDING_RENAMES.has(name) && paths.length > 1).map(([, paths]) => paths.join(" and "));
+  const shared = [...byName].filter(([name, paths]) => name !== "index.ts" && paths.length > 1).map(([, paths]) => paths.join(" and "));
   assert.deepEqual(shared, [], "rename one of each pair to say what it holds");
 });

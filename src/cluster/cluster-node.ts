@@ -5,7 +5,7 @@
 // (kubelet-server.ts).
 import { arch, networkInterfaces } from "node:os";
 import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
-import type { EventRecorder } from "../prober/events.js";
+import type { EventRecorder } from "../prober/event-recorder.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { RestClient } from "../client/rest-client.js";

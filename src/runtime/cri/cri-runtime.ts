@@ -5,7 +5,7 @@
 import { mkdir } from "node:fs/promises";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
-import { MAX_OUTPUT_BYTES } from "../../probe/result.js";
+import { MAX_OUTPUT_BYTES } from "../../probe/probe-result.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
 import {
