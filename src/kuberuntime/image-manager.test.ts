@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RestartBackoff } from "../agent/crash-loop-backoff.js";
 import type { Pod } from "../api/types.js";
-import { MemoryEventRecorder } from "../prober/events.js";
+import { MemoryEventRecorder } from "../prober/event-recorder.js";
 import { RuntimeError, type PodSandboxConfig } from "../runtime/runtime.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";

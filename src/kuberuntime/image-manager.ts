@@ -5,7 +5,7 @@
 import { defaultPullPolicy, imageTag } from "../api/defaults.js";
 import { goQuote } from "../api/field-errors.js";
 import { formatGoDuration } from "../probe/go-duration.js";
-import type { EventRecorder, EventTarget } from "../prober/events.js";
+import type { EventRecorder, EventTarget } from "../prober/event-recorder.js";
 import type { ImageService, ImageSpec, PodSandboxConfig } from "../runtime/runtime.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";

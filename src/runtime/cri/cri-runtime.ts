@@ -7,7 +7,7 @@ import { status as grpcStatus, type ServiceError } from "@grpc/grpc-js";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
 import { goStatusErrorText } from "../../probe/grpc-status-text.js";
-import { MAX_OUTPUT_BYTES } from "../../probe/result.js";
+import { MAX_OUTPUT_BYTES } from "../../probe/probe-result.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
 import {
