@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CommandRunner } from "../src/probe/command-runner.js";
 import type { CloseMode } from "../src/probe/connection.js";
-import type { ProbeOutcome } from "../src/probe/result.js";
+import type { ProbeOutcome } from "../src/probe/probe-result.js";
 import { HostCommandRunner, type SpawnerMode } from "../src/probe/host-runner.js";
 import { probeEngineInfo, useProbeEngine } from "../src/probe/probe-engine.js";
 import { ProbeManager } from "../src/prober/manager.js";

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { ProberMetrics } from "../src/prober/metrics.js";
 import { ProbeHistory } from "../src/prober/probe-history.js";
 import { ProbeManager, type ProbeManagerOptions } from "../src/prober/manager.js";
-import type { ProbeOutcome } from "../src/probe/result.js";
+import type { ProbeOutcome } from "../src/probe/probe-result.js";
 import { portAnswers } from "./lib/anchor.js";
 import { FlagError, flagUsage, parseGoFlags } from "./lib/go-flags.js";
 import { podUid, runningStatus, syntheticPod, syntheticTarget, SyntheticStatusProvider } from "./lib/synthetic-pods.js";

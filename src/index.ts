@@ -11,7 +11,7 @@ export { formatFieldError, formatFieldErrors, aggregateFieldErrors, type FieldEr
 export { decodePods, decodeProbe, type DecodeResult } from "./api/decode.js";
 
 // Handlers: runtime-agnostic, one per probe kind (kubelet pkg/probe).
-export { MAX_OUTPUT_BYTES, type ProbeOutcome, type ProbeResult, type HandlerOptions } from "./probe/result.js";
+export { MAX_OUTPUT_BYTES, type ProbeOutcome, type ProbeResult, type HandlerOptions } from "./probe/probe-result.js";
 export { probeExec, execTimeoutMessage, type ExecProbeOptions } from "./probe/exec.js";
 export { probeHttp, type HttpProbeOptions } from "./probe/http.js";
 export { newHttpProbeRequest, formatURL, type HttpProbeRequest } from "./probe/http-request.js";
@@ -29,12 +29,12 @@ export { Worker, INITIAL_VALUES, type PodStatusProvider, type ProbeRecord } from
 export { DEFAULT_WORKER_FEATURES, type WorkerFeatures } from "./prober/worker-policy.js";
 export { ProbeManager, canInheritProbeState, type ProbeManagerOptions, type ProbeKey } from "./prober/manager.js";
 export { ResultsManager, type ResultUpdate, type ResultListener, type SubscribeOptions } from "./prober/results/results-manager.js";
-export { resultString, toPrometheusType, type Result } from "./prober/results/result.js";
+export { resultString, toPrometheusType, type Result } from "./prober/results/cached-result.js";
 export { ProberMetrics } from "./prober/metrics.js";
 export { ProbeHistory, RECENT_ENTRIES, DEFAULT_HISTORY_WINDOW_MS, describeRun, type ProbeHistoryEntry, type ProbeHistorySegment, type ProbeHistoryRange } from "./prober/probe-history.js";
 export { PROBE_TYPES, type ProbeType } from "./prober/probe-type.js";
 export { resolveContainerPort } from "./probe/port.js";
-export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/events.js";
+export { MemoryEventRecorder, noopEventRecorder, EventReason, type EventRecorder, type EventTarget, type EventType } from "./prober/event-recorder.js";
 
 // Probing a target with a Probe spec, once or until ready (also the lighter "probelet/probe" entry).
 export { waitUntilReady, probeOnce, ProbeSpecError, ProbeFailedError, type ProbeAttempt, type ProbeTargetOptions, type WaitOptions, type ReadyResult } from "./target-probe.js";

@@ -1,8 +1,8 @@
 // Shared builders for prober tests: the analogue of the kubelet's prober common_test.go.
 import type { Container, ContainerStatus, Pod, PodStatus, Probe } from "../src/api/types.js";
 import type { CommandResult, CommandRunner } from "../src/probe/command-runner.js";
-import type { ProbeOutcome } from "../src/probe/result.js";
-import { MemoryEventRecorder } from "../src/prober/events.js";
+import type { ProbeOutcome } from "../src/probe/probe-result.js";
+import { MemoryEventRecorder } from "../src/prober/event-recorder.js";
 import { ProbeManager, type ProbeManagerOptions } from "../src/prober/manager.js";
 import { Prober, type ProbeHandlers } from "../src/prober/prober.js";
 import type { ProbeType } from "../src/prober/probe-type.js";

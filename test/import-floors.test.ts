@@ -1,10 +1,12 @@
 // The import-direction check: every folder of src/ is a floor (docs/architecture.md, "Floors"),
 // and a file imports only from its own floor or one below, type-only imports included, so no
 // folder cycle can form; within a floor no file cycle is made of imports that load code (type-only
-// ones may close a circle). It reads the TypeScript sources, not the build, and runs with the unit tests.
+// ones may close a circle). Also: no two source files share a name, so a name means one thing
+// (index.ts, a folder's one entry, excepted). It reads the TypeScript sources, not the build, and
+// runs with the unit tests.
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +15,7 @@ const FLOORS: readonly string[] = [
   "util",
   "api",
   "probe",
+  "client",
   "runtime",
   "prober",
   "kuberuntime",
@@ -109,4 +112,11 @@ test("no file of src/ imports from a higher floor (type-only imports included)",
 
 test("no circle of code-loading imports between the files of src/", () => {
   assert.deepEqual(valueImportCycles(), []);
+});
+
+test("no two source files of src/ share a name (index.ts, the one entry of its folder, excepted)", () => {
+  const byName = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) byName.set(basename(file), [...(byName.get(basename(file)) ?? []), relative(SRC, file)]);
+  const shared = [...byName].filter(([name, paths]) => name !== "index.ts" && paths.length > 1).map(([, paths]) => paths.join(" and "));
+  assert.deepEqual(shared, [], "rename one of each pair to say what it holds");
 });

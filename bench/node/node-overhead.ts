@@ -14,7 +14,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiClient } from "../../src/cluster/api-client.js";
+import { RestClient } from "../../src/client/rest-client.js";
 import { loadKubeconfig } from "../../src/cluster/kubeconfig.js";
 import { systemClock } from "../../src/util/clock.js";
 import { anchorUnavailable } from "../../test/cluster/kubelet-anchor.js";
@@ -68,7 +68,7 @@ interface Measured {
  * until all are Ready, runs `body`, then deletes the pods (gracefully and waits for them to be
  * gone, or at once with `force` when the node's agent no longer runs) and the namespace.
  */
-async function withPods<T>(client: ApiClient, node: PairedNode, n: number, body: (readySeconds: number) => Promise<T>, force = false): Promise<T> {
+async function withPods<T>(client: RestClient, node: PairedNode, n: number, body: (readySeconds: number) => Promise<T>, force = false): Promise<T> {
   const namespace = `bench-node-${randomBytes(3).toString("hex")}`;
   await client.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
   try {
@@ -122,7 +122,7 @@ async function measure(cg: AgentCgroup, windowMs: number): Promise<{ cpuSeconds:
 const mean = (xs: readonly number[]): number => xs.reduce((x, y) => x + y, 0) / Math.max(1, xs.length);
 const MIB = 1024 * 1024;
 
-async function runOnce(client: ApiClient, node: PairedNode, cg: AgentCgroup, n: number, settleMs: number, windowMs: number): Promise<Measured> {
+async function runOnce(client: RestClient, node: PairedNode, cg: AgentCgroup, n: number, settleMs: number, windowMs: number): Promise<Measured> {
   return withPods(client, node, n, async (readySeconds) => {
     await delay(settleMs);
     const load0 = loadavg()[0]!;
@@ -161,7 +161,7 @@ function summary(ratios: readonly number[]): { median: number; min: number; max:
   return { median: final, min: Math.min(...ratios), max: Math.max(...ratios), runningMedians, settledAfter: ratios.length >= 2 ? settledAfter : null };
 }
 
-async function profileRun(client: ApiClient, cp: ReturnType<typeof useControlPlane>["env"], n: number, settleMs: number, windowMs: number): Promise<Record<string, number> & { busyMs: number }> {
+async function profileRun(client: RestClient, cp: ReturnType<typeof useControlPlane>["env"], n: number, settleMs: number, windowMs: number): Promise<Record<string, number> & { busyMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), "probelet-bench-prof-"));
   const node = await startProbeletNode("probelet-profiled", cp, {
     criDir: "/tmp/probelet-cri-bench-prof", node: probeletNodeName(cp, "probelet-bench"), subnet: "10.244.97.0/24",
@@ -240,7 +240,7 @@ async function main(): Promise<number> {
     const probelet = await startProbeletNode("probelet", cp, { criDir: "/tmp/probelet-cri-bench", node: probeletNodeName(cp, "probelet-bench"), subnet: "10.244.96.0/24", onStart: (pid) => probeletCg.join(pid) });
     cleanups.push(() => probelet.stop());
     const kubeletCg = new AgentCgroup(kubelet.agentCgroup!);
-    const client = new ApiClient({ credentials: await loadKubeconfig(cp.adminKubeconfig), clock: systemClock, userAgent: "probelet-bench-node" });
+    const client = new RestClient({ credentials: await loadKubeconfig(cp.adminKubeconfig), clock: systemClock, userAgent: "probelet-bench-node" });
     cleanups.push(async () => client.close());
     log(`nodes ${kubelet.nodeName} and ${probelet.nodeName} Ready; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
 

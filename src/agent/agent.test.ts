@@ -14,7 +14,7 @@ function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> 
 const status = (agent: Agent, name: string) => agent.getPod("default", name).status!;
 const eventStrings = (agent: Agent) => agent.listEvents("default").map((e) => `${e.type} ${e.reason} ${e.message}`);
 
-test("agent starts a pod: sandbox, Created and Started events, Running and Ready", async () => {
+test("agent starts a pod: sandbox, Pulling and Pulled (an untagged image defaults to pull policy Always), Created and Started events, Running and Ready", async () => {
   const { clock, runtime, agent } = startAgentOnFakes();
   const admitted = agent.admit(pod("web", [{ name: "app", image: "img", command: ["app"] }]), "file:/m/web.yaml");
   assert.ok(admitted.ok);
@@ -24,12 +24,18 @@ test("agent starts a pod: sandbox, Created and Started events, Running and Ready
   assert.equal(s.containerStatuses?.[0]?.ready, true);
   assert.equal(s.containerStatuses?.[0]?.containerID, `fake://${runtime.current("app")!.id}`);
   assert.deepEqual(s.conditions?.map((c) => `${c.type}=${c.status}`), ["PodReadyToStartContainers=True", "Initialized=True", "Ready=True", "ContainersReady=True", "PodScheduled=True"]);
-  // kuberuntime_container.go startContainer, 1.37 texts.
-  assert.deepEqual(eventStrings(agent), ["Normal Created Container created", "Normal Started Container started"]);
+  // images/image_manager.go pullImage, kuberuntime_container.go startContainer, 1.37 texts.
+  assert.deepEqual(eventStrings(agent), [
+    'Normal Pulling Pulling image "img"',
+    'Normal Pulled Successfully pulled image "img" in 0s (0s including waiting). Image size: 0 bytes.',
+    "Normal Created Container created",
+    "Normal Started Container started",
+  ]);
+  assert.deepEqual(runtime.pulls, ["web img:latest"]);
   await agent.close();
 });
 
-test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never, not Always", async () => {
+test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never; with Always it is pulled", async () => {
   const { clock, agent } = startAgentOnFakes();
   const containers = [
     { name: "tagged", image: "busybox:1.36", command: ["app"] },
@@ -43,7 +49,12 @@ test("EnsureImageExists: a present image is Pulled 'already present on machine a
   const pulled = 'Pulled Container image "busybox:1.36" already present on machine and can be accessed by the pod';
   assert.deepEqual(byContainer("tagged"), [pulled, "Created Container created", "Started Container started"]);
   assert.deepEqual(byContainer("never"), [pulled, "Created Container created", "Started Container started"]);
-  assert.deepEqual(byContainer("always"), ["Created Container created", "Started Container started"]);
+  assert.deepEqual(byContainer("always"), [
+    'Pulling Pulling image "busybox:1.36"',
+    'Pulled Successfully pulled image "busybox:1.36" in 0s (0s including waiting). Image size: 0 bytes.',
+    "Created Container created",
+    "Started Container started",
+  ]);
   await agent.close();
 });
 

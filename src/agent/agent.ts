@@ -46,6 +46,7 @@ import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
 import { requeueDelayMs, RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
+import { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ImageManager } from "../kuberuntime/image-manager.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
 import { ContainerInstanceLog } from "./container-instances.js";
@@ -158,6 +159,8 @@ export class Agent extends StoreView implements AgentApi {
   private readonly syncer: PodSyncer;
   /** CrashLoopBackOff of every container (kubelet crashLoopBackOff), collected on housekeeping. */
   private readonly crashLoopBackOff: RestartBackoff;
+  /** EnsureImageExists and the image pull back-off; none when the runtime has no images (the process runtime). */
+  private readonly imageManager: ImageManager | undefined;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly runtime: Runtime;
@@ -253,8 +256,20 @@ export class Agent extends StoreView implements AgentApi {
       // Secret values never reach events, logs or history through an exec probe's output.
       proberOptions: { redactor: secretRedactor(this.configObjects), ...(options.probeCloseMode ? { closeMode: options.probeCloseMode } : {}) },
     });
+    // kubelet.go imageBackOff: its own flowcontrol back-off, 10 s doubling to 300 s.
+    const images = this.runtime.images;
+    this.imageManager =
+      images &&
+      new ImageManager({
+        images,
+        backOff: new RestartBackoff(this.clock, { initialMs: IMAGE_BACKOFF_INITIAL_MS, maxMs: IMAGE_BACKOFF_MAX_MS }),
+        events: this.events,
+        clock: this.clock,
+        logger: this.logger.child("images"),
+      });
     this.syncer = new PodSyncer({
       runtime: this.runtime,
+      ...(this.imageManager ? { images: this.imageManager } : {}),
       runner,
       probeManager: this.probeManager,
       statusManager: this.statusManager,
@@ -420,8 +435,11 @@ export class Agent extends StoreView implements AgentApi {
             .finally(() => (this.gcRun = undefined));
         }
       }
-      // kubelet_pods.go HandlePodCleanups: crashLoopBackOff.GC() on every housekeeping.
+      // kubelet_pods.go HandlePodCleanups: crashLoopBackOff.GC() on every housekeeping. The kubelet
+      // collects the image back-off only after a successful pull; collecting it here too changes
+      // nothing a lookup sees (a stale entry reads as none) and bounds what deleted pods leave.
       this.crashLoopBackOff.gc();
+      this.imageManager?.gc();
       this.metrics.observePods([...this.workers.values()].map((w) => this.statusManager.getPodStatus(w.record.pod.metadata.uid ?? "")));
       await this.clock.sleep(period, this.stop.signal, IN_BACKGROUND);
     }

@@ -47,7 +47,10 @@ export function isEnvVarName(name: string): boolean {
   return ENV_VAR_NAME.test(name) && name !== "." && name !== ".." && !name.startsWith("..");
 }
 
-class EnvError extends Error {}
+/** EnvError is a reference of env or envFrom that cannot be resolved (the kubelet's makeEnvironmentVariables errors). */
+class EnvError extends Error {
+  override readonly name = "EnvError";
+}
 
 // ObjectReader fetches each referenced object once per resolution, as makeEnvironmentVariables caches them.
 class ObjectReader {

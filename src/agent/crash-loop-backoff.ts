@@ -1,6 +1,7 @@
 // CrashLoopBackOff: the kubelet's per-container restart back-off (flowcontrol.Backoff with
 // 10 s initial, doubling, 300 s cap; an entry idle for 2 × the cap is forgotten, so a container
-// that ran for 10 minutes starts again from 10 s).
+// that ran for 10 minutes starts again from 10 s). The image pull back-off is another instance
+// with the same delays (kubelet.go imageBackOff, src/kuberuntime/image-manager.ts).
 import type { Clock } from "../util/clock.js";
 
 /** BACKOFF_INITIAL_MS is the first restart delay (kubelet initialBackOff = 10 s). */
@@ -21,7 +22,7 @@ export interface BackoffOptions {
   maxMs?: number;
 }
 
-/** RestartBackoff tracks the restart delay per key (pod UID + container name + spec hash). */
+/** RestartBackoff tracks the restart delay per key (pod UID + container name + spec hash; for image pulls, pod UID + image). */
 export class RestartBackoff {
   private readonly entries = new Map<string, Entry>();
   readonly initialMs: number;
@@ -44,6 +45,17 @@ export class RestartBackoff {
     const entry = this.entries.get(key);
     if (!entry || this.expired(finishedAt, entry)) return false;
     return this.clock.now() - finishedAt < entry.delayMs;
+  }
+
+  /**
+   * inBackOffSinceUpdate reports whether less than the current delay has passed since the key
+   * was last raised (client-go Backoff.IsInBackOffSinceUpdate, the image pull back-off's test).
+   */
+  inBackOffSinceUpdate(key: string): boolean {
+    const entry = this.entries.get(key);
+    const now = this.clock.now();
+    if (!entry || this.expired(now, entry)) return false;
+    return now - entry.lastUpdate < entry.delayMs;
   }
 
   /** delayMs is the current delay for a key (0 when none is held). */

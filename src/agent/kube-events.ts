@@ -4,7 +4,7 @@
 // sees them, then writes them into the object store's events resource (created, or updated on
 // a repeat); it keeps a bounded number of events there.
 import type { Pod } from "../api/types.js";
-import type { EventRecorder, EventTarget, EventType } from "../prober/events.js";
+import type { EventRecorder, EventTarget, EventType } from "../prober/event-recorder.js";
 import type { Clock } from "../util/clock.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { KubeEvent } from "../apiserver/endpoints/host-interface.js";

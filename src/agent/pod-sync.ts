@@ -14,6 +14,7 @@ import { formatGoDuration } from "../probe/go-duration.js";
 import type { ProbeManager } from "../prober/manager.js";
 import { computeContainerActions } from "../kuberuntime/container-actions.js";
 import { containerSecurity, imageUserNeeded, verifyRunAsNonRoot } from "../kuberuntime/security-context.js";
+import type { ImageManager } from "../kuberuntime/image-manager.js";
 import type { PodActions, ProbeKillReason } from "../kuberuntime/container-actions.js";
 import { allContainersCouldRestart, containerShouldRestart, shouldAllContainersRestart } from "../api/container-should-restart.js";
 import { containersToReset } from "../kuberuntime/restart-all-containers.js";
@@ -62,9 +63,6 @@ const POST_START_HOOK_BOUND_MS = 30_000;
  * ConfigMap or Secret syncs it at once).
  */
 export const CONFIG_RETRY_MS = 10_000;
-
-/** ERR_IMAGE_NEVER_PULL is the kubelet's error, event reason and waiting reason for an absent image with pull policy Never (images.ErrImageNeverPull). */
-export const ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
 
 /**
  * TERMINATION_MESSAGE_ENV names the host file of the termination message in a process-runtime
@@ -119,6 +117,8 @@ export interface PodRecord {
 /** PodSyncerDeps are the syncer's collaborators. */
 export interface PodSyncerDeps {
   runtime: Runtime;
+  /** EnsureImageExists before each container start; none when the runtime has no images (the process runtime). */
+  images?: ImageManager;
   /** Runs hook commands; takes full "<type>://<id>" container IDs. */
   runner: CommandRunner;
   probeManager: ProbeManager;
@@ -567,6 +567,7 @@ export class PodSyncer {
   private async startContainer(record: PodRecord, spec: Container, previous: ContainerInfo | undefined): Promise<void> {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
+    if (!(await this.ensureImage(record, spec))) return;
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
     const env = resolveContainerEnv({ pod, addresses: this.addresses(record), objects: this.d.configObjects, node: this.d.nodeAllocatable, ...(this.d.services ? { services: this.d.services } : {}) }, spec);
     for (const warning of env.warnings) this.d.events.event({ pod }, "Warning", warning.reason, warning.message);
@@ -620,11 +621,8 @@ export class PodSyncer {
     try {
       id = await this.d.runtime.createContainer(record.sandboxId!, config, record.sandboxConfig!);
     } catch (err) {
-      if (err instanceof RuntimeError && err.code === "ImageNotPresent") return this.imageNeverPulled(record, spec, err);
-      this.imagePresent(record, spec);
       return this.startFailed(record, spec, "CreateContainerError", err);
     }
-    this.imagePresent(record, spec);
     // kuberuntime_container.go startContainer: the 1.37 texts name no container (the event's
     // involvedObject does).
     this.d.events.event(target, "Normal", "Created", "Container created");
@@ -681,15 +679,22 @@ export class PodSyncer {
   }
 
   /**
-   * imagePresent posts the kubelet's Pulled event for an image that is present (createContainer
-   * checked it), with pull policy IfNotPresent or Never (images/image_manager.go EnsureImageExists,
-   * KubeletEnsureSecretPulledImages' text, on since 1.35); the kubelet posts it before the container
-   * is created. With Always the kubelet pulls; there is no registry here, so no pull and no event.
-   * The process runtime has no images.
+   * ensureImage is startContainer's step 1 (kuberuntime_container.go): EnsureImageExists, and on
+   * failure the Failed event "Error: <reason>" with the reason and message as the container's
+   * waiting state (reason cache). Every image failure, ImagePullBackOff included, is an error of
+   * the sync (kubelet.go SyncPod returns result.Error()), which the pod workers retry after 10 s
+   * with jitter (pod_workers.go completeWork; no back-off expiry is attached to an image error).
+   * Without an image manager (the process runtime) every image is taken as there.
    */
-  private imagePresent(record: PodRecord, spec: Container): void {
-    if (this.d.runtime.type === "process" || !spec.image || (spec.imagePullPolicy !== "IfNotPresent" && spec.imagePullPolicy !== "Never")) return;
-    this.d.events.event({ pod: record.pod, containerName: spec.name }, "Normal", "Pulled", `Container image "${spec.image}" already present on machine and can be accessed by the pod`);
+  private async ensureImage(record: PodRecord, spec: Container): Promise<boolean> {
+    if (!this.d.images) return true;
+    const target = { pod: record.pod, containerName: spec.name };
+    const result = await this.d.images.ensureImageExists(target, spec.image ?? "", spec.imagePullPolicy, record.sandboxConfig!);
+    if (result.ok) return true;
+    this.d.events.event(target, "Warning", "Failed", `Error: ${result.reason}`);
+    record.startErrors.set(spec.name, { reason: result.reason, message: result.message });
+    this.retrySoon(record);
+    return false;
   }
 
   /**
@@ -771,19 +776,6 @@ export class PodSyncer {
   private withTerminationMessageEnv(envs: KeyValue[], mount: Mount | undefined): KeyValue[] {
     if (!mount || this.d.runtime.type !== "process") return envs;
     return [...envs, { key: TERMINATION_MESSAGE_ENV, value: mount.hostPath }];
-  }
-
-  /**
-   * imageNeverPulled reports an image that is not present, as the kubelet does with pull policy
-   * Never (images/image_manager.go EnsureImageExists: an ErrImageNeverPull event with the text;
-   * kuberuntime_container.go startContainer: Failed "Error: ErrImageNeverPull"; the reason cache
-   * then shows the container waiting with reason ErrImageNeverPull and the text).
-   */
-  private imageNeverPulled(record: PodRecord, spec: Container, err: RuntimeError): void {
-    const target = { pod: record.pod, containerName: spec.name };
-    this.d.events.event(target, "Warning", ERR_IMAGE_NEVER_PULL, err.message);
-    this.d.events.event(target, "Warning", "Failed", `Error: ${ERR_IMAGE_NEVER_PULL}`);
-    record.startErrors.set(spec.name, { reason: ERR_IMAGE_NEVER_PULL, message: err.message });
   }
 
   private startFailed(record: PodRecord, spec: Container, reason: string, err: unknown): void {

@@ -5,12 +5,21 @@ import { requestEntityTooLargeStatus, StatusError, unauthorizedStatus } from "./
 import { statusForError } from "./error-status.js";
 
 test("NotFound names the pod and the resource, like errors.NewNotFound", () => {
-  const status = statusForError(new ApiError("NotFound", 'pods "web" not found'), { name: "web" });
+  const status = statusForError(new ApiError("NotFound", 'pods "web" not found'), { resource: "pods", kind: "Pod", name: "web" });
   assert.equal(
     JSON.stringify(status),
     '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \\"web\\" not found",' +
       '"reason":"NotFound","details":{"name":"web","kind":"pods"},"code":404}',
   );
+});
+
+test("the resource in NotFound, AlreadyExists, Conflict and Invalid details is the one the request addressed, none when no route named one", () => {
+  const subject = { resource: "nodes", kind: "Node", name: "n" };
+  assert.deepEqual(statusForError(new ApiError("NotFound", 'nodes "n" not found'), subject).details, { name: "n", kind: "nodes" });
+  assert.deepEqual(statusForError(new ApiError("AlreadyExists", 'nodes "n" already exists'), subject).details, { name: "n", kind: "nodes" });
+  assert.deepEqual(statusForError(new ApiError("Conflict", "c"), subject).details, { name: "n", kind: "nodes" });
+  assert.deepEqual(statusForError(new ApiError("Invalid", 'Node "n" is invalid'), subject).details, { name: "n", kind: "Node" });
+  assert.deepEqual(statusForError(new ApiError("NotFound", 'pods "web" not found'), { name: "web" }).details, { name: "web" });
 });
 
 test("Invalid carries the kind and one cause per field error, like errors.NewInvalid", () => {
@@ -19,7 +28,7 @@ test("Invalid carries the kind and one cause per field error, like errors.NewInv
     { field: "spec.containers[0].livenessProbe.successThreshold", message: "Invalid value: 2: must be 1", reason: "FieldValueInvalid" },
     { message: "no reason given" },
   ]);
-  assert.deepEqual(statusForError(err, { name: "web" }), {
+  assert.deepEqual(statusForError(err, { resource: "pods", kind: "Pod", name: "web" }), {
     kind: "Status",
     apiVersion: "v1",
     metadata: {},

@@ -6,18 +6,34 @@ import { BadRequestError } from "./bad-request-error.js";
 import { ApiError } from "./endpoints/host-interface.js";
 import { badRequestStatus, failureStatus, StatusError, type MetaStatus, type StatusCause, type StatusDetails } from "./endpoints/status-object.js";
 import { ApplyConflictError, PatchError } from "./patch/index.js";
+import type { ResourceDefinition } from "./resources/resource-definition.js";
 import { InvalidContinueError } from "./storage/object-store.js";
 import { StoreError } from "./storage/store-errors.js";
 
-/** ErrorSubject names the object a request was about, when the route knows it. */
+/**
+ * ErrorSubject names what a request addressed, as far as its route knows: the resource (the API
+ * server's qualifiedResource; probelet serves only the core group, whose name is empty) and the
+ * object's name. The Status of a failure names them (errors.NewNotFound(qualifiedResource, name)).
+ */
 export interface ErrorSubject {
+  /** The plural resource ("configmaps"), details.kind of NotFound, AlreadyExists and Conflict. */
+  resource?: string;
+  /** The resource's Kind ("ConfigMap"), details.kind of Invalid (errors.NewInvalid(qualifiedKind, …)). */
+  kind?: string;
   name?: string;
+}
+
+/** addressedResource records the resource a request addressed in its error subject. */
+export function addressedResource(subject: ErrorSubject, resource: Pick<ResourceDefinition, "name" | "kind">): void {
+  subject.resource = resource.name;
+  subject.kind = resource.kind;
 }
 
 /**
  * statusForError renders anything a handler threw. An ApiError keeps its reason, message and
- * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource ("pods"),
- * Invalid names the kind ("Pod") and lists one cause per field error (errors.NewInvalid).
+ * code; details follow apimachinery: NotFound/AlreadyExists/Conflict name the resource the request
+ * addressed ("configmaps"), Invalid names its kind ("ConfigMap") and lists one cause per field
+ * error (errors.NewInvalid).
  * A StatusError carries its own Status; a StoreError its reason, code and the object it names;
  * a BadRequestError (selectors, tables) is a 400 with its message; a PatchError keeps its code,
  * reason and message (an apply conflict lists one cause per field).
@@ -52,11 +68,11 @@ export function statusForError(err: unknown, subject: ErrorSubject = {}): MetaSt
     case "AlreadyExists":
     case "Conflict":
       if (subject.name !== undefined) details.name = subject.name;
-      details.kind = "pods";
+      if (subject.resource !== undefined) details.kind = subject.resource;
       break;
     case "Invalid":
       if (subject.name !== undefined) details.name = subject.name;
-      details.kind = "Pod";
+      if (subject.kind !== undefined) details.kind = subject.kind;
       break;
     default:
       break;

@@ -12,7 +12,7 @@ import { UsageError } from "./args.js";
 import { manifestFiles, readManifests } from "./input-file.js";
 import {
   CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, ServerStatusError, type StatusClient,
-} from "./client.js";
+} from "./agent-client.js";
 import { waitUntilGone, WAIT_SLACK_MS } from "./delete-command.js";
 import type { CommandContext } from "./probe-command.js";
 

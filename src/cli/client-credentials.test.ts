@@ -12,7 +12,7 @@ import { loadOrCreateServingCert } from "../server/serving-cert.js";
 import { startStatusServer, type StatusServerOptions } from "../server/server.js";
 import { agentSocketPath } from "./agent-url-file.js";
 import { agentTarget } from "./client-credentials.js";
-import { AgentUnreachableError, clientFromFlags, ServerStatusError } from "./client.js";
+import { AgentUnreachableError, clientFromFlags, ServerStatusError } from "./agent-client.js";
 
 const never = new AbortController().signal;
 const hasOpenssl = spawnSync("openssl", ["version"]).status === 0;

@@ -12,7 +12,7 @@ import type { SessionInfo } from "../console/console-sessions.js";
 import { LOGIN_CODES_PATH, SESSIONS_PATH } from "../console/console-gate.js";
 import { writeFileAtomic } from "../util/atomic-file.js";
 import { UsageError } from "./args.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type StatusClient } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type StatusClient } from "./agent-client.js";
 import { stateDirOf } from "./client-credentials.js";
 import { clientServerUrl } from "./agent-kubeconfig.js";
 import type { CommandContext } from "./probe-command.js";

@@ -6,7 +6,7 @@ import type { Pod } from "../api/types.js";
 import { startStatusServer } from "../server/server.js";
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
-import { clientFromFlags } from "./client.js";
+import { clientFromFlags } from "./agent-client.js";
 import { runDeleteCommand, waitUntilGone } from "./delete-command.js";
 
 function pod(name: string): Pod {

@@ -8,7 +8,7 @@ import { parseInteger, UsageError } from "./args.js";
 import { findResource, resourcePath, type ApiResource } from "./api-resources.js";
 import {
   CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError, selectorQuery, type StatusClient,
-} from "./client.js";
+} from "./agent-client.js";
 import { readManifestObjects } from "./manifest-object-refs.js";
 import type { CommandContext } from "./probe-command.js";
 

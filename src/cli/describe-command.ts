@@ -3,7 +3,7 @@
 // namespace is described.
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs, reportClientError } from "./agent-client.js";
 import { describePod } from "../describe/describe-pod.js";
 import type { CommandContext } from "./probe-command.js";
 

@@ -2,7 +2,7 @@
 // and says in words why it is not Ready and why its containers restarted (explain-pod.ts).
 import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, forEachPod, parseCommandArgs } from "./agent-client.js";
 import { explainPod } from "../describe/explain-pod.js";
 import type { CommandContext } from "./probe-command.js";
 

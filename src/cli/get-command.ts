@@ -12,7 +12,7 @@ import { UsageError } from "./args.js";
 import {
   AgentUnreachableError, CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, selectorQuery, ServerStatusError,
   type ListSelectors, type StatusClient,
-} from "./client.js";
+} from "./agent-client.js";
 import { customColumnCells } from "./custom-columns.js";
 import { since } from "../describe/describe-pod.js";
 import { formatLabels, objectLabels } from "./label-column.js";

@@ -13,7 +13,7 @@ import { servingCertPath } from "../server/serving-cert.js";
 import { readSmallFile } from "../util/read-bounded-file.js";
 import { UsageError } from "./args.js";
 import { readAgentUrl } from "./agent-url-file.js";
-import { clientFromFlags, parseCommandArgs, parseServerUrl, reportClientError } from "./client.js";
+import { clientFromFlags, parseCommandArgs, parseServerUrl, reportClientError } from "./agent-client.js";
 import { stateDirOf } from "./client-credentials.js";
 import { buildKubeconfig, clientServerUrl } from "./agent-kubeconfig.js";
 import type { CommandContext } from "./probe-command.js";

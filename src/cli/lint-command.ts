@@ -11,7 +11,7 @@ import { podTemplateOf } from "../api/pod-templates.js";
 import { lintPod } from "../api/probe-lint.js";
 import type { Pod } from "../api/types.js";
 import { defaultAndValidatePod } from "../api/validation.js";
-import { parseCommandArgs } from "./client.js";
+import { parseCommandArgs } from "./agent-client.js";
 import { manifestFiles, readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { lintSecurityContext } from "./lint-security-context.js";

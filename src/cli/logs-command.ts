@@ -2,7 +2,7 @@
 // container or all of them, optionally prefixed with their source, limited by time or bytes);
 // with -f it keeps streaming until Ctrl-C or until the agent ends the stream.
 import { parseInteger, UsageError } from "./args.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type LogOptions, type StatusClient } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError, type LogOptions, type StatusClient } from "./agent-client.js";
 import { parseGoDuration } from "./parse-go-duration.js";
 import { LinePrefixer } from "./line-prefixer.js";
 import type { CommandContext } from "./probe-command.js";

@@ -1,8 +1,8 @@
 // What `probelet probe` prints: a ProbeReport per probe, as human text or as one JSON object per
 // line, plus the watch mode's result-change and restart lines. Pure formatting, no I/O.
-import type { ProbeResult } from "../probe/result.js";
+import type { ProbeResult } from "../probe/probe-result.js";
 import type { ProbeType } from "../prober/probe-type.js";
-import type { Result } from "../prober/results/result.js";
+import type { Result } from "../prober/results/cached-result.js";
 
 /** ReportedEvent is an event the prober recorded during a probe (kubelet Unhealthy/ProbeWarning). */
 export interface ReportedEvent {

@@ -3,11 +3,11 @@
 // of the cached result and the restarts the kubelet would perform.
 import type { CommandRunner } from "../probe/command-runner.js";
 import { HostCommandRunner } from "../probe/host-runner.js";
-import { MemoryEventRecorder } from "../prober/events.js";
+import { MemoryEventRecorder } from "../prober/event-recorder.js";
 import { ProbeManager } from "../prober/manager.js";
 import { Prober, type ProberOptions, type ProberResult } from "../prober/prober.js";
 import type { ProbeType } from "../prober/probe-type.js";
-import type { Result } from "../prober/results/result.js";
+import type { Result } from "../prober/results/cached-result.js";
 import type { ResultUpdate } from "../prober/results/results-manager.js";
 import type { ProbeRecord } from "../prober/worker.js";
 import { systemClock, type Clock } from "../util/clock.js";

@@ -17,7 +17,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { loadOrCreateAgentToken, readServingToken } from "../server/agent-token.js";
 import { agentSocketPath, removeAgentUrl, writeAgentUrl } from "./agent-url-file.js";
 import { defaultStateDir } from "./client-credentials.js";
-import { removeStaleSocket } from "../server/unix-socket.js";
+import { removeStaleSocket } from "../util/unix-socket.js";
 import { isLoopbackHost, parseListenAddress } from "../server/auth.js";
 import { loadOrCreateServingCert, loadServingCert } from "../server/serving-cert.js";
 import { parseGoDuration } from "./parse-go-duration.js";
@@ -33,7 +33,7 @@ import { readInputFile } from "./input-file.js";
 import type { CommandContext } from "./probe-command.js";
 import { formatEventLine, formatLogLine, formatPodLine } from "./live-view.js";
 import { surviveUncaughtErrors } from "./process-errors.js";
-import { ApiClient } from "../cluster/api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiConfigObjects } from "../cluster/api-config-objects.js";
 import { ApiServices } from "../cluster/api-services.js";
 import { requestTokensWith } from "../cluster/api-token-requests.js";
@@ -181,7 +181,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
   const lock = await StateDirectoryLock.acquire(stateDir);
   // In cluster mode the pods' ConfigMaps and Secrets come from the API server, read with the
   // node's credentials as the kubelet's watch-based managers read them.
-  const configClient = cluster === undefined ? undefined : new ApiClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
+  const configClient = cluster === undefined ? undefined : new RestClient({ credentials: cluster.credentials, clock, logger: logger.child("cluster"), userAgent: nodeUserAgent(KUBELET_VERSION) });
   const configObjects = configClient === undefined ? undefined : new ApiConfigObjects({ client: configClient, clock, logger: logger.child("cluster").child("config") });
   // The cluster's services give the containers their service variables, as the kubelet's informer does.
   const services = configClient === undefined ? undefined : new ApiServices({ client: configClient, clock, logger: logger.child("cluster").child("services") });
@@ -259,7 +259,7 @@ interface RunningAgent {
   fingerprint: string | undefined;
   cluster: ClusterSettings | undefined;
   /** The client the pods' ConfigMaps, Secrets and tokens are read with (cluster mode). */
-  configClient: ApiClient | undefined;
+  configClient: RestClient | undefined;
 }
 
 /** ClusterSettings are the checked cluster-mode flags. */

@@ -3,7 +3,7 @@
 // release it emulates. Both come from one place: KUBE_VERSION (the emulated kubelet) through the
 // API's version.Info, and package.json.
 import { versionInfo, type VersionInfo } from "../apiserver/discovery/version-info.js";
-import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError } from "./client.js";
+import { CLIENT_FLAGS_HELP, CLIENT_OPTIONS, clientFromFlags, parseCommandArgs, reportClientError } from "./agent-client.js";
 import { UsageError } from "./args.js";
 import type { CommandContext } from "./probe-command.js";
 

@@ -6,7 +6,7 @@ import { createLogger, silentLogger } from "../util/logger.js";
 import type { ConfigObjectChange } from "../volumes/config-objects.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, waitUntil, type FakeAnswer, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiConfigObjects, SYNC_WAIT_MS } from "./api-config-objects.js";
 
 const servers: FakeApiServer[] = [];
@@ -37,7 +37,7 @@ async function serve(lists: (path: string) => FakeAnswer, watches: Map<string, S
 
 async function start(server: FakeApiServer, logger = silentLogger): Promise<{ objects: ApiConfigObjects; clock: FakeClock; changes: ConfigObjectChange[] }> {
   const clock = new FakeClock();
-  const client = new ApiClient({ credentials: server.credentials, clock });
+  const client = new RestClient({ credentials: server.credentials, clock });
   const objects = new ApiConfigObjects({ client, clock, logger, random: () => 0 });
   const changes: ConfigObjectChange[] = [];
   objects.onChange((c) => changes.push(c));

@@ -16,7 +16,7 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { ConfigObjectError, type ConfigObjectChange, type ConfigObjectKind, type ConfigObjects } from "../volumes/config-objects.js";
 import { referencedNames } from "../volumes/volume-payload.js";
-import type { ApiClient } from "./api-client.js";
+import type { RestClient } from "../client/rest-client.js";
 import { Reflector } from "./reflector.js";
 
 /** SYNC_WAIT_MS is how long a lookup waits for an object's first list (kubelet objectCache.Get: one second). */
@@ -47,7 +47,7 @@ interface CachedObject {
 /** ApiConfigObjectsOptions configure an ApiConfigObjects. */
 export interface ApiConfigObjectsOptions {
   /** A client with the node's credentials. */
-  client: ApiClient;
+  client: RestClient;
   clock: Clock;
   logger: Logger;
   random?: () => number;

@@ -4,7 +4,7 @@ import type { Pod } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, waitUntil } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import type { PodUpdate } from "./pod-updates.js";
 
@@ -31,7 +31,7 @@ test("a watch answered 410 Gone relists, and pods missing from the new list are 
   servers.push(server);
   const updates: PodUpdate[] = [];
   const clock = new FakeClock();
-  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(u), random: () => 0 });
+  const source = new ApiPodSource({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(u), random: () => 0 });
   const stop = new AbortController();
   const running = source.run(stop.signal);
   await server.waitForRequests(2, (r) => r.path.includes("watch=true"));
@@ -61,7 +61,7 @@ test("a pod the API server starts deleting is emitted as DELETE with its grace p
   });
   servers.push(server);
   const clock = new FakeClock();
-  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => events.push(`${u.op} ${u.pods[0]?.metadata.deletionGracePeriodSeconds ?? "-"}`) });
+  const source = new ApiPodSource({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => events.push(`${u.op} ${u.pods[0]?.metadata.deletionGracePeriodSeconds ?? "-"}`) });
   const stop = new AbortController();
   const running = source.run(stop.signal);
   await waitUntil("three pod updates", () => events.length >= 3);
@@ -81,7 +81,7 @@ test("a failing list emits nothing (running pods stay) and is retried after the 
   servers.push(server);
   const updates: string[] = [];
   const clock = new FakeClock();
-  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
+  const source = new ApiPodSource({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
   const stop = new AbortController();
   const running = source.run(stop.signal);
   await server.waitForRequests(1);
@@ -120,7 +120,7 @@ test("a watch cut in the middle of an event is opened again from the last resour
   servers.push(server);
   const updates: string[] = [];
   const clock = new FakeClock();
-  const source = new ApiPodSource({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
+  const source = new ApiPodSource({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, listener: (u) => updates.push(`${u.op} ${u.pods[0]?.metadata.name ?? ""}`), random: () => 0 });
   const stop = new AbortController();
   const running = source.run(stop.signal);
   // The cut and the refusal each back off (at most the reflector's 30 s) before the next watch.

@@ -6,7 +6,7 @@
 import type { Pod } from "../api/types.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import type { ApiClient } from "./api-client.js";
+import type { RestClient } from "../client/rest-client.js";
 import type { PodUpdateListener } from "./pod-updates.js";
 import { Reflector } from "./reflector.js";
 
@@ -18,7 +18,7 @@ export const API_SOURCE = "apiserver";
 
 /** ApiPodSourceOptions configure an ApiPodSource. */
 export interface ApiPodSourceOptions {
-  client: ApiClient;
+  client: RestClient;
   nodeName: string;
   clock: Clock;
   logger: Logger;

@@ -4,7 +4,7 @@ import { after, test } from "node:test";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, waitUntil, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiServices } from "./api-services.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -22,7 +22,7 @@ test("the node's services: none before the first list, then the list and the wat
     };
   });
   const clock = new FakeClock();
-  const client = new ApiClient({ credentials: server.credentials, clock });
+  const client = new RestClient({ credentials: server.credentials, clock });
   const services = new ApiServices({ client, clock, logger: silentLogger, random: () => 0 });
   cleanups.push(async () => {
     await services.close();

@@ -5,7 +5,7 @@
 import type { ServiceObject, ServiceSource } from "../agent/service-env.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import type { ApiClient } from "./api-client.js";
+import type { RestClient } from "../client/rest-client.js";
 import { Reflector } from "./reflector.js";
 
 /** A listed service, with the resourceVersion the reflector tracks. */
@@ -13,7 +13,7 @@ type ListedService = ServiceObject & { metadata: { resourceVersion?: string; uid
 
 /** ApiServicesOptions configure ApiServices. */
 export interface ApiServicesOptions {
-  client: ApiClient;
+  client: RestClient;
   clock: Clock;
   logger: Logger;
   random?: () => number;

@@ -4,7 +4,7 @@ import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, type FakeAnswer, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiStatusSync, mergePodStatus } from "./api-status-sync.js";
 import { mergeApiConditions } from "../agent/pod-conditions.js";
 
@@ -43,7 +43,7 @@ async function setup(apiPod: () => Pod | undefined, onWrite: (r: RecordedRequest
   });
   servers.push(server);
   const clock = new FakeClock();
-  const client = new ApiClient({ credentials: server.credentials, clock });
+  const client = new RestClient({ credentials: server.credentials, clock });
   const sync = new ApiStatusSync({ client, clock, logger: silentLogger, ...(couldHaveRunningContainers !== undefined ? { couldHaveRunningContainers } : {}) });
   return { server, sync, clock };
 }

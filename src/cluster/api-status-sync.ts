@@ -10,7 +10,7 @@ import type { Pod, PodCondition, PodStatus } from "../api/types.js";
 import { createTwoWayMergePatch, POD_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import { isStatus, type RestClient } from "../client/rest-client.js";
 import type { PodStatusSink } from "../status/pod-status-sink.js";
 
 /** SYNC_BATCH_PERIOD_MS is the kubelet's syncPeriod of the status manager. */
@@ -37,7 +37,7 @@ export type ApiPodLookup = (uid: string) => Pod | undefined;
 
 /** ApiStatusSyncOptions configure an ApiStatusSync. */
 export interface ApiStatusSyncOptions {
-  client: ApiClient;
+  client: RestClient;
   clock: Clock;
   logger: Logger;
   /** The API server's copy of a pod, for needsReconcile (kubelet: the pod manager's pod). */

@@ -5,7 +5,7 @@
 // reads it once a second, which sees the same transitions.
 import { createHash, createPublicKey, type KeyObject } from "node:crypto";
 import type { Clock } from "../util/clock.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import { isStatus, type RestClient } from "../client/rest-client.js";
 
 /** KUBELET_CLIENT_SIGNER signs the node's client certificate (auto-approved by kube-controller-manager's csrapproving). */
 export const KUBELET_CLIENT_SIGNER = "kubernetes.io/kube-apiserver-client-kubelet";
@@ -50,7 +50,7 @@ export interface CsrRequest {
 }
 
 /** requestCertificate creates the CSR; an existing one of the same name and signer is reused (RequestCertificate). */
-export async function requestCertificate(client: Pick<ApiClient, "request">, req: CsrRequest): Promise<{ name: string; uid: string }> {
+export async function requestCertificate(client: Pick<RestClient, "request">, req: CsrRequest): Promise<{ name: string; uid: string }> {
   const body = {
     apiVersion: "certificates.k8s.io/v1",
     kind: "CertificateSigningRequest",
@@ -74,7 +74,7 @@ export async function requestCertificate(client: Pick<ApiClient, "request">, req
  * waitForCertificate reads the CSR until it carries a certificate (PEM) and is approved; a
  * denial, a failure, a deletion, another UID or the timeout rejects with client-go's words.
  */
-export async function waitForCertificate(client: Pick<ApiClient, "request">, csr: { name: string; uid: string }, timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<Buffer> {
+export async function waitForCertificate(client: Pick<RestClient, "request">, csr: { name: string; uid: string }, timeoutMs: number, clock: Clock, signal?: AbortSignal): Promise<Buffer> {
   const until = clock.now() + timeoutMs;
   for (;;) {
     if (signal?.aborted) throw new Error(`waiting for csr "${csr.name}" was stopped`);

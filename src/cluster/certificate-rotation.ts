@@ -11,7 +11,7 @@
 import type { Clock } from "../util/clock.js";
 import { IN_BACKGROUND } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import type { ApiClient } from "./api-client.js";
+import type { RestClient } from "../client/rest-client.js";
 import { KUBELET_CLIENT_SIGNER, KUBELET_SERVING_SIGNER, requestCertificate, waitForCertificate } from "./certificate-requests.js";
 import type { CertificateStore, StoredCertificate } from "./certificate-store.js";
 import { makeCsr, type CsrSubject } from "./csr-der.js";
@@ -58,7 +58,7 @@ export interface CertificateRotationOptions {
   store: CertificateStore;
   template: CertificateTemplate;
   /** The node's API client: the CSR goes with its current client certificate. */
-  client: Pick<ApiClient, "request">;
+  client: Pick<RestClient, "request">;
   /** Called with each new certificate once it is stored. */
   rotated: (cert: StoredCertificate) => void;
   clock: Clock;

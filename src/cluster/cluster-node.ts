@@ -5,11 +5,11 @@
 // (kubelet-server.ts).
 import { arch, networkInterfaces } from "node:os";
 import type { AgentApi } from "../apiserver/endpoints/host-interface.js";
-import type { EventRecorder } from "../prober/events.js";
+import type { EventRecorder } from "../prober/event-recorder.js";
 import type { PodStatusSink } from "../status/pod-status-sink.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ApiPodSource } from "./api-pod-source.js";
 import { ApiStatusSync } from "./api-status-sync.js";
 import { fromApiServer, StoreBridge } from "./store-bridge.js";
@@ -49,7 +49,7 @@ export interface ClusterNodeOptions {
 
 /** ClusterNode runs the node's conversation with the API server. */
 export class ClusterNode {
-  readonly client: ApiClient;
+  readonly client: RestClient;
   readonly status: NodeStatusReporter;
   readonly lease: NodeLease;
   readonly pods: ApiPodSource;
@@ -68,7 +68,7 @@ export class ClusterNode {
 
   constructor(private readonly options: ClusterNodeOptions) {
     const { credentials, identity, clock, logger, agent } = options;
-    this.client = new ApiClient({ credentials, clock, logger, userAgent: nodeUserAgent(identity.kubeletVersion) });
+    this.client = new RestClient({ credentials, clock, logger, userAgent: nodeUserAgent(identity.kubeletVersion) });
     this.status = new NodeStatusReporter({ client: this.client, identity, health: () => ({ runtimeErrors: agent.runtimeErrors() }), clock, logger: logger.child("node") });
     this.lease = new NodeLease({ client: this.client, nodeName: identity.name, clock, logger: logger.child("lease"), nodeUid: () => this.status.node?.metadata.uid });
     this.statusSync = new ApiStatusSync({ client: this.client, clock, logger: logger.child("status"), apiPod: (uid) => this.pods.get(uid), couldHaveRunningContainers: (uid) => agent.podCouldHaveRunningContainers(uid) });

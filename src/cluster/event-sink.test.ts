@@ -9,7 +9,7 @@ import { ObjectStore } from "../apiserver/storage/object-store.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, waitUntil } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { EVENT_RETRY_SLEEP_MS, EventSink } from "./event-sink.js";
 
 const servers: FakeApiServer[] = [];
@@ -20,7 +20,7 @@ after(async () => {
 /** recorderAndSink is the agent's event recorder writing into a store whose events the sink sends, as the store bridge wires them. */
 function recorderAndSink(server: FakeApiServer, clock: FakeClock): { store: EventStore; sink: EventSink } {
   const objects = newApiStore(new ObjectStore(clock));
-  const sink = new EventSink({ client: new ApiClient({ credentials: server.credentials, clock }), clock, logger: silentLogger });
+  const sink = new EventSink({ client: new RestClient({ credentials: server.credentials, clock }), clock, logger: silentLogger });
   objects.watch<KubeEvent>(EVENTS.name, {}, (e) => (e.type === "DELETED" ? undefined : sink.send({ type: e.type, object: e.object })));
   return { store: new EventStore(clock, "node-1", objects), sink };
 }

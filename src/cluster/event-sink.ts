@@ -6,7 +6,7 @@
 import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Logger } from "../util/logger.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
-import { ApiStatusError, isStatus, type ApiClient } from "./api-client.js";
+import { ApiStatusError, isStatus, type RestClient } from "../client/rest-client.js";
 
 /** MAX_PENDING_EVENTS bounds the queue of events waiting to be sent (client-go maxQueuedEvents). */
 export const MAX_PENDING_EVENTS = 1000;
@@ -18,7 +18,7 @@ export const EVENT_RETRY_SLEEP_MS = 10_000;
 
 /** EventSinkOptions configure an EventSink. */
 export interface EventSinkOptions {
-  client: ApiClient;
+  client: RestClient;
   clock: Clock;
   logger: Logger;
 }

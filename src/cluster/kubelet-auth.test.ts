@@ -4,7 +4,7 @@ import { after, test } from "node:test";
 import { FakeApiServer, statusBody, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { silentLogger } from "../util/logger.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { AUTHORIZED_TTL_MS, KubeletAuth, requestAttributes, TOKEN_REVIEW_TTL_MS, UNAUTHORIZED_TTL_MS } from "./kubelet-auth.js";
 
 const servers: FakeApiServer[] = [];
@@ -27,7 +27,7 @@ async function reviewer(allowed: Set<string>, failReviews = false): Promise<{ se
   });
   servers.push(server);
   const clock = new FakeClock();
-  const client = new ApiClient({ credentials: server.credentials, clock });
+  const client = new RestClient({ credentials: server.credentials, clock });
   return { server, auth: new KubeletAuth({ client, nodeName: "probelet-a", clock, logger: silentLogger }), clock };
 }
 

@@ -15,7 +15,7 @@ import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import type { ApiClient } from "./api-client.js";
+import type { RestClient } from "../client/rest-client.js";
 
 /** TOKEN_REVIEW_TTL_MS is the kubelet's authentication.webhook.cacheTTL. */
 export const TOKEN_REVIEW_TTL_MS = 2 * 60_000;
@@ -101,7 +101,7 @@ class TtlCache<T> {
 /** KubeletAuthOptions configure a KubeletAuth. */
 export interface KubeletAuthOptions {
   /** The node's API client (TokenReviews and SubjectAccessReviews go through its credentials). */
-  client: Pick<ApiClient, "request">;
+  client: Pick<RestClient, "request">;
   nodeName: string;
   clock: Clock;
   logger: Logger;

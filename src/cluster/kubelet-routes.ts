@@ -100,7 +100,7 @@ async function containerLogs({ req, res, url, params, node, streams }: KubeletRe
     };
     await serveLogs(res, endingLines(node.agent.readLogs(request)), request, node.logger);
   } catch (err) {
-    if (!res.headersSent) sendStatus(res, statusForError(err, { name: pod }));
+    if (!res.headersSent) sendStatus(res, statusForError(err, { resource: PODS.name, kind: PODS.kind, name: pod }));
   } finally {
     streams.delete(abort);
   }

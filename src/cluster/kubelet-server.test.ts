@@ -14,7 +14,7 @@ import { systemClock } from "../util/clock.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeApiServer, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { KubeletAuth } from "./kubelet-auth.js";
 import { startKubeletServer, type KubeletServer } from "./kubelet-server.js";
 import { MachineStats } from "./node-stats.js";
@@ -82,7 +82,7 @@ before(async () => {
   agent.addPod({ metadata: { name: "web", namespace: "default", uid: "u1" }, spec: { containers: [{ name: "app", image: "busybox" }] } });
   agent.appendLog("default", "web", "app", "one");
   agent.appendLog("default", "web", "app", "two");
-  const auth = new KubeletAuth({ client: new ApiClient({ credentials: apiserver.credentials, clock: systemClock }), nodeName: agent.nodeName, clock: systemClock, logger: silentLogger });
+  const auth = new KubeletAuth({ client: new RestClient({ credentials: apiserver.credentials, clock: systemClock }), nodeName: agent.nodeName, clock: systemClock, logger: silentLogger });
   const machine = new MachineStats(dir, systemClock);
   server = await startKubeletServer({ agent, host: "127.0.0.1", port: 0, cert: serving.cert, key: serving.key, clientCa: apiserverCert.ca, auth, machine, logger: silentLogger });
 });

@@ -4,7 +4,7 @@ import type { Pod } from "../api/types.js";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, waitUntil } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { ANNOTATION_CONFIG_MIRROR as MIRROR_ANNOTATION } from "../api/mirror-pod.js";
 import { MirrorPods } from "./mirror-pods.js";
 
@@ -37,7 +37,7 @@ async function mirrorApiServer(initial: Pod | undefined, uidOf: (made: number) =
   servers.push(server);
   const statuses: Pod[] = [];
   const mirrors = new MirrorPods({
-    client: new ApiClient({ credentials: server.credentials, clock: new FakeClock() }),
+    client: new RestClient({ credentials: server.credentials, clock: new FakeClock() }),
     nodeName: "node-1",
     nodeUid: Promise.resolve("node-uid"),
     sink: { statusChanged: (p) => statuses.push(p), podTerminated: () => undefined },

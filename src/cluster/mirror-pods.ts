@@ -10,7 +10,7 @@ import { ANNOTATION_CONFIG_MIRROR, isMirrorPod, staticPodUid } from "../api/mirr
 import type { Pod } from "../api/types.js";
 import type { WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import type { Logger } from "../util/logger.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import { isStatus, type RestClient } from "../client/rest-client.js";
 import type { PodStatusSink } from "../status/pod-status-sink.js";
 
 /** MirrorPod is a Pod as POSTed for a static pod: owned by the Node. */
@@ -20,7 +20,7 @@ interface MirrorPod extends Pod {
 
 /** MirrorPodsOptions configure MirrorPods. */
 export interface MirrorPodsOptions {
-  client: ApiClient;
+  client: RestClient;
   nodeName: string;
   /**
    * Resolves with the Node's UID once it is registered: NodeRestriction lets a node create only

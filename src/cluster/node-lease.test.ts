@@ -3,7 +3,7 @@ import { after, test } from "node:test";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { LEASE_RENEW_INTERVAL_MS, NodeLease } from "./node-lease.js";
 
 const LEASE_PATH = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1";
@@ -21,7 +21,7 @@ test("a missing lease is created with a 40 s duration and an owner reference to 
   });
   servers.push(server);
   const clock = new FakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
-  const lease = new NodeLease({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, nodeUid: () => "node-uid", random: () => 0 });
+  const lease = new NodeLease({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, nodeUid: () => "node-uid", random: () => 0 });
   const stop = new AbortController();
   const running = lease.run(stop.signal);
   const [created] = await server.waitForRequests(1, (r) => r.method === "POST");
@@ -52,7 +52,7 @@ test("a renewal that fails falls back to reading the lease and updates it again"
   });
   servers.push(server);
   const clock = new FakeClock();
-  const lease = new NodeLease({ client: new ApiClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, nodeUid: () => undefined });
+  const lease = new NodeLease({ client: new RestClient({ credentials: server.credentials, clock }), nodeName: "node-1", clock, logger: silentLogger, nodeUid: () => undefined });
   const signal = new AbortController().signal;
   await lease.sync(signal);
   assert.deepEqual(server.requests.map((r) => r.method), ["GET", "PUT", "PUT"]);

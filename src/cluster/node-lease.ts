@@ -5,7 +5,7 @@
 // the update tried up to 5 times (retryUpdateLease).
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import { isStatus, type RestClient } from "../client/rest-client.js";
 
 /** LEASE_DURATION_SECONDS is the kubelet's nodeLeaseDurationSeconds. */
 export const LEASE_DURATION_SECONDS = 40;
@@ -26,7 +26,7 @@ export interface Lease {
 
 /** NodeLeaseOptions configure a NodeLease. */
 export interface NodeLeaseOptions {
-  client: ApiClient;
+  client: RestClient;
   nodeName: string;
   clock: Clock;
   logger: Logger;

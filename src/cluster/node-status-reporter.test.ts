@@ -3,7 +3,7 @@ import { after, test } from "node:test";
 import { silentLogger } from "../util/logger.js";
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeApiServer, statusBody, type RecordedRequest } from "../../test/cluster/fake-apiserver.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import type { NodeCondition, NodeIdentity, NodeObject, NodeStatus } from "./node-object.js";
 import { NODE_STATUS_REPORT_PERIOD_MS, NODE_STATUS_UPDATE_PERIOD_MS, NodeStatusReporter, withDefaultLabels } from "./node-status-reporter.js";
 
@@ -44,7 +44,7 @@ async function apiServer(existing: boolean): Promise<FakeApiServer> {
 test("registration POSTs the Node with its labels, taint, addresses, daemon port and the four conditions", async () => {
   const server = await apiServer(false);
   const clock = new FakeClock();
-  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  const reporter = new NodeStatusReporter({ client: new RestClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
   const node = await reporter.register(new AbortController().signal);
   assert.equal(node?.metadata.uid, "new");
   const posted = server.requests[0]!.body as NodeObject;
@@ -60,7 +60,7 @@ test("registration POSTs the Node with its labels, taint, addresses, daemon port
 test("an existing Node is read and its status patched, keeping the conditions others own", async () => {
   const server = await apiServer(true);
   const clock = new FakeClock();
-  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  const reporter = new NodeStatusReporter({ client: new RestClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
   const node = await reporter.register(new AbortController().signal);
   assert.deepEqual(server.requests.map((r) => r.method), ["POST", "GET", "PATCH"]);
   assert.equal(server.requests[2]!.path, "/api/v1/nodes/node-1/status");
@@ -77,7 +77,7 @@ test("an existing Node made by someone else with a status but no conditions (kub
   });
   servers.push(server);
   const clock = new FakeClock();
-  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  const reporter = new NodeStatusReporter({ client: new RestClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
   const node = await reporter.register(new AbortController().signal);
   assert.equal(node?.metadata.uid, "admin-made");
   assert.equal(patched?.status?.conditions.find((c) => c.type === "Ready")?.status, "True");
@@ -94,7 +94,7 @@ test("an existing Node without the default labels gets hostname, os and arch in 
   });
   servers.push(server);
   const clock = new FakeClock();
-  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
+  const reporter = new NodeStatusReporter({ client: new RestClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: [] }), clock, logger: silentLogger });
   await reporter.register(new AbortController().signal);
   const labels = patch?.metadata?.labels ?? {};
   assert.equal(labels["kubernetes.io/hostname"], "node-1");
@@ -112,7 +112,7 @@ test("node status is PATCHed only when it changed or the 5-minute report period 
   const server = await apiServer(false);
   const clock = new FakeClock();
   let errors: string[] = [];
-  const reporter = new NodeStatusReporter({ client: new ApiClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: errors }), clock, logger: silentLogger });
+  const reporter = new NodeStatusReporter({ client: new RestClient({ credentials: server.credentials, clock }), identity, health: () => ({ runtimeErrors: errors }), clock, logger: silentLogger });
   await reporter.register(new AbortController().signal);
   const patches = (): number => server.requests.filter((r) => r.method === "PATCH").length;
   await clock.advance(NODE_STATUS_UPDATE_PERIOD_MS);

@@ -6,7 +6,7 @@
 import { createTwoWayMergePatch, NODE_SCHEMA, type JsonValue } from "../apiserver/patch/index.js";
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { isStatus, type ApiClient } from "./api-client.js";
+import { isStatus, type RestClient } from "../client/rest-client.js";
 import { initialNode, mergeNodeStatus, nodeStatus, statusChanged, type NodeHealth, type NodeIdentity, type NodeObject, type NodeStatus } from "./node-object.js";
 
 /** NODE_STATUS_UPDATE_PERIOD_MS is the kubelet's nodeStatusUpdateFrequency. */
@@ -22,7 +22,7 @@ const MAX_REGISTRATION_BACKOFF_MS = 7000;
 
 /** NodeStatusReporterOptions configure a NodeStatusReporter. */
 export interface NodeStatusReporterOptions {
-  client: ApiClient;
+  client: RestClient;
   identity: NodeIdentity;
   health: () => NodeHealth;
   clock: Clock;

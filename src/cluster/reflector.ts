@@ -6,7 +6,7 @@
 // Secret caches run on it.
 import { IN_BACKGROUND, type Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
-import { ApiStatusError, type ApiClient, type ApiWatchEvent } from "./api-client.js";
+import { ApiStatusError, type RestClient, type ApiWatchEvent } from "../client/rest-client.js";
 import { Backoff, REFLECTOR_BACKOFF } from "./retry-backoff.js";
 
 /** MIN_WATCH_TIMEOUT_SECONDS is the shortest watch the reflector asks for (a random 5–10 min). */
@@ -19,7 +19,7 @@ export interface ListedObject {
 
 /** ReflectorOptions configure a Reflector. */
 export interface ReflectorOptions<T extends ListedObject> {
-  client: ApiClient;
+  client: RestClient;
   clock: Clock;
   logger: Logger;
   /** The collection with its query, e.g. `/api/v1/pods?fieldSelector=spec.nodeName%3Dn`. */

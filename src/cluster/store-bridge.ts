@@ -18,7 +18,7 @@ import { EVENTS } from "../apiserver/resources/events.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ObjectStore, StoreEvent } from "../apiserver/storage/object-store.js";
 import { StoreError } from "../apiserver/storage/store-errors.js";
-import type { EventRecorder } from "../prober/events.js";
+import type { EventRecorder } from "../prober/event-recorder.js";
 import type { Logger } from "../util/logger.js";
 import type { PodStatusSink } from "../status/pod-status-sink.js";
 import type { PodUpdate } from "./pod-updates.js";

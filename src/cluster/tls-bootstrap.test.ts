@@ -11,7 +11,7 @@ import { FakeApiServer, statusBody, type RecordedRequest } from "../../test/clus
 import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { systemClock } from "../util/clock.js";
 import { silentLogger } from "../util/logger.js";
-import { ApiClient } from "./api-client.js";
+import { RestClient } from "../client/rest-client.js";
 import { CertificateRotation, clientTemplate, rotationDeadline, servingTemplate } from "./certificate-rotation.js";
 import { digestedName, KUBELET_CLIENT_SIGNER, waitForCertificate } from "./certificate-requests.js";
 import { CertificateStore, checkPrivateDirectory } from "./certificate-store.js";
@@ -157,7 +157,7 @@ test("LoadClientCert refuses a kubeconfig directory others can write, and report
 test("waitForCertificate reports a deleted CSR, and gives up at its deadline with a clear error", async () => {
   const { server } = await csrServer(async () => new Promise(() => undefined), { pendingReads: 1000 });
   const clock = new FakeClock();
-  const client = new ApiClient({ credentials: server.credentials, clock });
+  const client = new RestClient({ credentials: server.credentials, clock });
   cleanups.push(async () => client.close());
   const waiting = waitForCertificate(client, { name: "absent", uid: "" }, 5000, clock);
   await assert.rejects(waiting, /csr "absent" was deleted/);
@@ -186,7 +186,7 @@ test("rotation: at the deadline a new key's CSR goes with the current certificat
   const firstKey = newEcKey();
   const first = await store.update(Buffer.from(await sign(makeCsr(firstKey, { commonName: "system:node:n", organizations: ["system:nodes"] }))), Buffer.from(firstKey.export({ type: "sec1", format: "pem" })), Date.now() - 5000);
   const clock = new FakeClock(first.notBefore);
-  const client = new ApiClient({ credentials: server.credentials, clock: systemClock });
+  const client = new RestClient({ credentials: server.credentials, clock: systemClock });
   cleanups.push(async () => client.close());
   const handed: string[] = [];
   const rotation = new CertificateRotation({ store, template: clientTemplate("n"), client, rotated: (c) => handed.push(c.cert.toString()), clock, logger: silentLogger, random: () => 0 });
@@ -214,7 +214,7 @@ test("serving certificate (kubelet-serving): with none yet a CSR for the node's 
   const sign = await ca(dir);
   const { server, csrs } = await csrServer(sign);
   const store = new CertificateStore(join(dir, "pki"), "kubelet-server");
-  const client = new ApiClient({ credentials: server.credentials, clock: systemClock });
+  const client = new RestClient({ credentials: server.credentials, clock: systemClock });
   cleanups.push(async () => client.close());
   const handed: string[] = [];
   const rotation = new CertificateRotation({ store, template: servingTemplate("worker-7", ["worker-7"], ["192.168.1.20"]), client, rotated: (c) => handed.push(c.subject), clock: systemClock, logger: silentLogger, random: () => 0 });

@@ -14,7 +14,7 @@ import { writeFileAtomic } from "../util/atomic-file.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { readSmallFile } from "../util/read-bounded-file.js";
-import { ApiClient, ApiStatusError } from "./api-client.js";
+import { RestClient, ApiStatusError } from "../client/rest-client.js";
 import { digestedName, KUBELET_CLIENT_SIGNER, requestCertificate, waitForCertificate } from "./certificate-requests.js";
 import { CertificateStore, checkPrivateDirectory, type StoredCertificate } from "./certificate-store.js";
 import { makeCsr } from "./csr-der.js";
@@ -148,7 +148,7 @@ export async function loadClientCert(options: BootstrapOptions): Promise<StoredC
   const current = await store.current();
   const key = current !== undefined ? createPrivateKey(current.key) : await pendingKey(keyPath);
   const subject = nodeClientSubject(options.nodeName);
-  const client = new ApiClient({ credentials: bootstrap, clock, logger, userAgent: options.userAgent });
+  const client = new RestClient({ credentials: bootstrap, clock, logger, userAgent: options.userAgent });
   try {
     const csr = await withServerRetries(
       () => requestCertificate(client, { csrPem: makeCsr(key, subject), name: digestedName(key, subject.commonName, subject.organizations, CLIENT_USAGES), signerName: KUBELET_CLIENT_SIGNER, usages: CLIENT_USAGES }),

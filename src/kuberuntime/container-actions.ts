@@ -3,7 +3,7 @@
 // (kubelet pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions and
 // kuberuntime_container.go computeInitContainerActions). Pure: it reads results, never waits.
 import type { Container, ContainerStatus, Pod } from "../api/types.js";
-import type { Result } from "../prober/results/result.js";
+import type { Result } from "../prober/results/cached-result.js";
 import { containerShouldRestart, isContainerRestartable } from "../api/container-should-restart.js";
 import { isRestartableInitContainer } from "../api/pod-rules.js";
 

@@ -8,7 +8,7 @@ import type { CommandResult, CommandRunner } from "../probe/command-runner.js";
 import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { admitRunning, startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type TestServer } from "../../test/servers/http-servers.js";
-import { MemoryEventRecorder } from "../prober/events.js";
+import { MemoryEventRecorder } from "../prober/event-recorder.js";
 import { KUBE_VERSION } from "../probe/user-agent.js";
 import { Agent } from "../agent/agent.js";
 import { POST_START_HOOK_ERROR, POST_START_HOOK_FAILED, PRE_STOP_HOOK_FAILED, runLifecycleHook, type HookContext } from "./lifecycle-hooks.js";

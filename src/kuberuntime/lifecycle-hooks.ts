@@ -8,9 +8,9 @@ import { decodeOutput } from "../probe/exec.js";
 import { isHttpStatusFailure, probeHttp } from "../probe/http.js";
 import { SCHEME_MISMATCH } from "../probe/http-errors.js";
 import { newHttpProbeRequest, parseUrlReference, renderUrl, type HttpProbeRequest } from "../probe/http-request.js";
-import type { ProbeOutcome } from "../probe/result.js";
+import type { ProbeOutcome } from "../probe/probe-result.js";
 import { LIFECYCLE_USER_AGENT } from "../probe/user-agent.js";
-import type { EventRecorder } from "../prober/events.js";
+import type { EventRecorder } from "../prober/event-recorder.js";
 import type { Clock } from "../util/clock.js";
 
 // Hook failures are recorded with fixed event messages: the hook's output may hold secrets, so

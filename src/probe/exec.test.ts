@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CommandTimeoutError, type CommandResult, type CommandRunner, type CommandRunOptions } from "./command-runner.js";
 import { decodeOutput, execTimeoutMessage, limitOutput, probeExec, type ExecProbeOptions } from "./exec.js";
-import { MAX_OUTPUT_BYTES } from "./result.js";
+import { MAX_OUTPUT_BYTES } from "./probe-result.js";
 
 /** FakeRunner answers every command with a fixed result or rejection (kubelet's fake exec cmd). */
 class FakeRunner implements CommandRunner {

@@ -4,7 +4,7 @@
 import { goQuote } from "../api/field-errors.js";
 import { CommandTimeoutError, type CommandRunner } from "./command-runner.js";
 import { formatGoDuration } from "./go-duration.js";
-import { MAX_OUTPUT_BYTES, type HandlerOptions, type ProbeOutcome } from "./result.js";
+import { MAX_OUTPUT_BYTES, type HandlerOptions, type ProbeOutcome } from "./probe-result.js";
 
 /** ExecProbeOptions bound one exec probe. */
 export interface ExecProbeOptions extends HandlerOptions {

@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type TestServer } from "../../test/servers/http-servers.js";
 import { probeHttp, type HttpProbeOptions } from "./http.js";
 import { systemResolver } from "./resolver-address.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { probeTcp } from "./tcp.js";
 import { forEachProbeEngine } from "../../test/probe-engines.js";
 

@@ -23,7 +23,7 @@ import { DEFAULT_CLOSE_MODE } from "./connection.js";
 import { formatGoDuration } from "./go-duration.js";
 import type { GrpcProbeOptions, GrpcProbeTarget } from "./grpc.js";
 import { goStatusErrorText } from "./grpc-status-text.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { PROBE_USER_AGENT } from "./user-agent.js";
 import { systemClock } from "../util/clock.js";
 

@@ -10,7 +10,7 @@ import { spawnGrpcHealthServer, startGrpcHealthServer, type GrpcHealthServer, ty
 import { startRawServer } from "../../test/servers/http-servers.js";
 import { startBlackholeServer } from "../../test/servers/tcp-server.js";
 import { goStatusErrorText, probeGrpc, type GrpcProbeOptions, type GrpcProbeTarget } from "./grpc.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 
 const UNIMPLEMENTED_PREFIX = "error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ";
 

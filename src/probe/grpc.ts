@@ -5,7 +5,7 @@
 // grpc-js is loaded on the first gRPC probe (grpc-health-check.ts), not when this file is.
 import type { Clock } from "../util/clock.js";
 import type { CloseMode } from "./connection.js";
-import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import type { HandlerOptions, ProbeOutcome } from "./probe-result.js";
 
 export { goStatusErrorText } from "./grpc-status-text.js";
 

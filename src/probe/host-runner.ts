@@ -12,7 +12,7 @@ import { execTimeoutMessage, limitOutput } from "./exec.js";
 import { validateCommand, type HostBackend, type HostCommand } from "./host-command.js";
 import { NodeSpawnBackend } from "./host-spawn.js";
 import { SpawnerHelperBackend } from "./host-spawner-client.js";
-import { MAX_OUTPUT_BYTES } from "./result.js";
+import { MAX_OUTPUT_BYTES } from "./probe-result.js";
 
 /**
  * HostExecContext is where a container's commands run on the host: its env and working dir.

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CappedBody } from "./http-body.js";
-import { MAX_OUTPUT_BYTES } from "./result.js";
+import { MAX_OUTPUT_BYTES } from "./probe-result.js";
 
 test("a body read at once is decoded in place; detach() survives reuse of the read buffer", () => {
   const body = new CappedBody();

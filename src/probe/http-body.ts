@@ -1,6 +1,6 @@
 // The response body a probe keeps: at most MAX_OUTPUT_BYTES (kubelet ReadAtMost), held as a
 // view into the buffer it was read into for as long as that is safe, copied out otherwise.
-import { MAX_OUTPUT_BYTES } from "./result.js";
+import { MAX_OUTPUT_BYTES } from "./probe-result.js";
 
 /**
  * CappedBody collects body bytes up to MAX_OUTPUT_BYTES. A body that arrives in one read (the

@@ -6,7 +6,7 @@ import { startHttpServer, type TestServer } from "../../test/servers/http-server
 import type { HttpExpectation } from "../api/probe-extensions.js";
 import { probeHttp } from "./http.js";
 import { buildProbeHeaders } from "./http-request.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { PROBE_USER_AGENT } from "./user-agent.js";
 import { forEachProbeEngine } from "../../test/probe-engines.js";
 

@@ -8,7 +8,7 @@ import { dialHost, joinHostPort } from "./address.js";
 import { goInvalidPortText } from "./go-errors.js";
 import { goQuote } from "./http-errors.js";
 import { hasControlByte, parseUrlReference, splitHostPort, type HttpHeaderField, type HttpProbeRequest, type UrlParts } from "./http-request.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 
 /** HttpTarget is one request of a probe's redirect chain, ready to be sent. */
 export interface HttpTarget {

@@ -8,7 +8,7 @@ import { socketHandles } from "../../test/handles.js";
 import { makeSelfSignedCert, startHttpServer, startHttpsServer, startRawServer, type TestServer } from "../../test/servers/http-servers.js";
 import { probeHttp, type HttpProbeOptions } from "./http.js";
 import { buildProbeHeaders, type HttpProbeRequest } from "./http-request.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { PROBE_USER_AGENT } from "./user-agent.js";
 import { forEachProbeEngine } from "../../test/probe-engines.js";
 

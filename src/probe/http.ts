@@ -15,7 +15,7 @@ import { dialProbeSocket, ProbeSocket, ServerHeadTap, startTls, type ProbeStream
 import { buildTarget, prepareHttpRequest, targetParts, type HttpTarget, type PreparedHttpRequest } from "./http-target.js";
 import { nativeDialIp } from "./native-engine.js";
 import { nativeEngine } from "./probe-engine.js";
-import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import type { HandlerOptions, ProbeOutcome } from "./probe-result.js";
 import type { HttpExpectation } from "../api/probe-extensions.js";
 
 /** HttpProbeOptions configure one httpGet probe. */

@@ -4,7 +4,7 @@ import { joinHostPort } from "./address.js";
 import type { CloseMode } from "./connection.js";
 import { GO_IO_TIMEOUT, GO_OPERATION_CANCELED, goDialErrorText, goOpErrorText } from "./go-errors.js";
 import { socketError, type NativeProbeEngine, type NativeProbeSink, type NativeSyscall } from "./native-engine.js";
-import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import type { HandlerOptions, ProbeOutcome } from "./probe-result.js";
 
 /**
  * probeTcpNative dials ip:port (the IP that `host` names) within options.timeoutMs on the

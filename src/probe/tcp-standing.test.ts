@@ -6,7 +6,7 @@ import { waitFor } from "../../test/fixtures.js";
 import { nativeSkipReason } from "../../test/probe-engines.js";
 import type { StandingSchedule } from "./native-engine.js";
 import { nativeEngine, useProbeEngine } from "./probe-engine.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { probeTcp } from "./tcp.js";
 import { standTcp, type StandingTcpSink } from "./tcp-standing.js";
 

@@ -4,7 +4,7 @@
 import { DEFAULT_CLOSE_MODE } from "./connection.js";
 import { nativeDialIp, type NativeProbeEngine, type NativeStandingSink, type NativeSyscall, type StandingDialOutcome, type StandingSchedule } from "./native-engine.js";
 import { nativeEngine } from "./probe-engine.js";
-import type { ProbeOutcome } from "./result.js";
+import type { ProbeOutcome } from "./probe-result.js";
 import { isDialablePort, type TcpProbeOptions, type TcpProbeTarget } from "./tcp.js";
 import { tcpDialErrorText, tcpDialTimeoutText } from "./tcp-native.js";
 

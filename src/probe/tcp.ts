@@ -7,7 +7,7 @@ import { closeProbeSocket, DEFAULT_CLOSE_MODE, type CloseMode } from "./connecti
 import { GO_IO_TIMEOUT, GO_OPERATION_CANCELED, goDialErrorText, goInvalidPortText, goOpErrorText } from "./go-errors.js";
 import { nativeDialIp } from "./native-engine.js";
 import { nativeEngine } from "./probe-engine.js";
-import type { HandlerOptions, ProbeOutcome } from "./result.js";
+import type { HandlerOptions, ProbeOutcome } from "./probe-result.js";
 import { probeTcpNative } from "./tcp-native.js";
 
 /** TcpProbeTarget is where a tcpSocket probe connects; an empty host dials the local host. */

@@ -6,7 +6,7 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import { probeEngineInfo } from "../probe/probe-engine.js";
 import { systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { noopEventRecorder, type EventRecorder } from "./events.js";
+import { noopEventRecorder, type EventRecorder } from "./event-recorder.js";
 import type { ProberMetrics } from "./metrics.js";
 import { Prober, type ProberOptions } from "./prober.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";

@@ -5,7 +5,7 @@ import type { ProbeEngineInfo } from "../probe/probe-engine.js";
 import { registerProbeEngineInfo } from "./engine-metric.js";
 import { durationSamples, scrapedMetric, SeriesRecord, totalSamples, type ScrapedMetric } from "./probe-series.js";
 import { probeTypeLabel, type ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 
 /** ProbeSeriesLabels identify one worker's series. */
 export interface ProbeSeriesLabels {

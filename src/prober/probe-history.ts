@@ -6,7 +6,7 @@
 // (start, end, count, latency min/max/sum, last output) of at most SEGMENT_SPAN_MS, at most
 // MAX_SEGMENTS of them. Persisted through probe-history-file.ts so it survives an agent restart.
 import type { ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 import type { ProbeRecord, Worker } from "./worker.js";
 
 /** HISTORY_OUTPUT_CHARS bounds the handler output kept per entry (the kubelet caps output at 10 KiB). */

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { Counter, Histogram, Registry } from "prom-client";
 import { ProberMetrics } from "./metrics.js";
 import type { ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 
 const RESULT_LABEL: Record<Result, string> = { Success: "successful", Failure: "failed", Unknown: "unknown" };
 const TYPE_LABEL: Record<ProbeType, string> = { readiness: "Readiness", liveness: "Liveness", startup: "Startup" };

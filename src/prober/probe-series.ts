@@ -4,7 +4,7 @@
 // histogram) and hash the labels again on every inc() and observe(); a node with 10,000 probe
 // workers pays that 10,000 times (docs/performance.md, "Memory per worker").
 import type { Metric, Registry } from "prom-client";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 
 /** PROBE_DURATION_BUCKETS are prober_probe_duration_seconds's upper bounds (the kubelet's: Prometheus' default buckets). */
 export const PROBE_DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

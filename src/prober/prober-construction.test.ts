@@ -5,12 +5,12 @@ import { describe, test } from "node:test";
 import type { Container, Probe } from "../api/types.js";
 import type { CommandResult, CommandRunner, CommandRunOptions } from "../probe/command-runner.js";
 import { limitOutput } from "../probe/exec.js";
-import { MAX_OUTPUT_BYTES } from "../probe/result.js";
+import { MAX_OUTPUT_BYTES } from "../probe/probe-result.js";
 import { getTestPod, runningStatus, testContainerID } from "../../test/fixtures.js";
 import { startGrpcHealthServer } from "../../test/servers/grpc-health-server.js";
 import { startHttpServer } from "../../test/servers/http-servers.js";
 import { startTcpServer } from "../../test/servers/tcp-server.js";
-import { MemoryEventRecorder } from "./events.js";
+import { MemoryEventRecorder } from "./event-recorder.js";
 import { Prober } from "./prober.js";
 
 /** RecordingRunner answers every command with `answer` and remembers what it was asked to run. */

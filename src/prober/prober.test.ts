@@ -1,9 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Container, Probe } from "../api/types.js";
-import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
+import type { ProbeOutcome, ProbeResult } from "../probe/probe-result.js";
 import { getTestPod, noopRunner, runningStatus, testContainerID, testPodUID } from "../../test/fixtures.js";
-import { MemoryEventRecorder } from "./events.js";
+import { MemoryEventRecorder } from "./event-recorder.js";
 import { MAX_PROBE_RETRIES, Prober, type ProbeHandlers } from "./prober.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";
 

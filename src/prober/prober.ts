@@ -12,15 +12,15 @@ import { expandContainerCommand } from "../probe/expand.js";
 import { probeGrpc } from "../probe/grpc.js";
 import { probeHttp, type HttpProbeOptions } from "../probe/http.js";
 import { newHttpProbeRequest, type HttpProbeRequest } from "../probe/http-request.js";
-import type { ProbeOutcome, ProbeResult } from "../probe/result.js";
+import type { ProbeOutcome, ProbeResult } from "../probe/probe-result.js";
 import type { StandingSchedule } from "../probe/native-engine.js";
 import { probeTcp, type TcpProbeOptions, type TcpProbeTarget } from "../probe/tcp.js";
 import { standTcp, type StandingTcpProbe, type StandingTcpSink } from "../probe/tcp-standing.js";
 import { silentLogger, type Logger } from "../util/logger.js";
-import { EventReason, type EventRecorder } from "./events.js";
+import { EventReason, type EventRecorder } from "./event-recorder.js";
 import { resolveContainerPort, resolveProbeHost } from "../probe/port.js";
 import { PROBE_TYPES, probeTypeLabel, type ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 import type { Redact } from "./output-redaction.js";
 
 /** MAX_PROBE_RETRIES is how often a probe that could not be run is attempted, back to back. */

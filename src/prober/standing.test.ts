@@ -11,7 +11,7 @@ import type { CommandRunner } from "../probe/command-runner.js";
 import { nativeEngine, useProbeEngine } from "../probe/probe-engine.js";
 import { systemClock } from "../util/clock.js";
 import { StatusManager } from "../status/status-manager.js";
-import { MemoryEventRecorder } from "./events.js";
+import { MemoryEventRecorder } from "./event-recorder.js";
 import { ProbeManager, type ProbeManagerOptions } from "./manager.js";
 import { Prober } from "./prober.js";
 import type { ProbeType } from "./probe-type.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { defaultTestProbe, newTestEnv, newTestManager, runningStatus, testContainerID, testPodUID, testPodWithProbe, waitFor } from "../../test/fixtures.js";
 import { flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import type { Probe } from "../api/types.js";
-import type { ProbeOutcome } from "../probe/result.js";
+import type { ProbeOutcome } from "../probe/probe-result.js";
 import { PROBE_TYPES } from "./probe-type.js";
 
 test("[case 119] TestCleanUp — stop() ten times ends the worker, removes its result and its map entry", async () => {

@@ -15,7 +15,7 @@ import {
   testPodWithProbe,
 } from "../../test/fixtures.js";
 import { PROBE_TYPES, type ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 import { ResultsManager } from "./results/results-manager.js";
 import { ProberMetrics } from "./metrics.js";
 import { DEFAULT_WORKER_FEATURES } from "./worker-policy.js";

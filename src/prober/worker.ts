@@ -4,14 +4,14 @@
 import { probeExtensionsOf } from "../api/probe-extensions.js";
 import { isPodPhaseTerminal, isSidecarOf, probeOf } from "../api/pod-rules.js";
 import type { Container, Pod, PodStatus, Probe } from "../api/types.js";
-import type { ProbeOutcome } from "../probe/result.js";
+import type { ProbeOutcome } from "../probe/probe-result.js";
 import type { StandingTcpProbe, StandingTcpSink } from "../probe/tcp-standing.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { WorkerSeries } from "./metrics.js";
 import { findContainerStatus, type Prober, type ProberResult } from "./prober.js";
 import type { ProbeType } from "./probe-type.js";
-import type { Result } from "./results/result.js";
+import type { Result } from "./results/cached-result.js";
 import type { ResultsManager } from "./results/results-manager.js";
 import type { StandingMember, StandingWorkers } from "./standing-workers.js";
 import { TickScheduler, TickWait, type TickTarget } from "./tick-scheduler.js";

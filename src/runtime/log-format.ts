@@ -103,7 +103,7 @@ const SPACE = 0x20;
  * parseCriLogLine parses one log file line (with or without its newline). Like the kubelet's
  * parseCRILog it requires a timestamp, a stream of stdout/stderr and a tag field, and keeps the
  * rest as content; unlike it, the content never includes the newline (the kubelet keeps it on
- * F entries; readers add it back, see log-reader.ts).
+ * F entries; readers add it back, see agent/container-logs.ts).
  */
 export function parseCriLogLine(line: Buffer | string): CriLogEntry {
   let rest = typeof line === "string" ? Buffer.from(line, "utf8") : line;

@@ -119,6 +119,34 @@ export interface ImageUser {
   username?: string;
 }
 
+/** ImageSpec names an image for the runtime's image service (CRI ImageSpec). */
+export interface ImageSpec {
+  /** The image as the kubelet hands it on: the requested name, ":latest" added when it has no tag or digest. */
+  image: string;
+  /** The pod's annotations (kubelet EnsureImageExists passes them with every image call). */
+  annotations: Labels;
+}
+
+/** ImageStatus is an image the runtime holds (CRI Image). */
+export interface ImageStatus {
+  /** The image's ID (CRI Image.id): the imageRef the kubelet goes on with. */
+  id: string;
+  /** Bytes on disk (CRI Image.size). */
+  size: number;
+}
+
+/**
+ * ImageService is a runtime's image calls (CRI ImageService, as kuberuntime_image.go uses them:
+ * GetImageRef and GetImageSize read ImageStatus, PullImage pulls). Every method rejects with a
+ * RuntimeError on failure.
+ */
+export interface ImageService {
+  /** imageStatus is the image when the runtime holds it, undefined when it does not. */
+  imageStatus(image: ImageSpec): Promise<ImageStatus | undefined>;
+  /** pullImage pulls the image in the pod's sandbox context (CRI PullImage with sandbox_config, no auth) and resolves with its imageRef. */
+  pullImage(image: ImageSpec, sandbox: PodSandboxConfig): Promise<string>;
+}
+
 /** Mount binds a host path into a container (CRI Mount). */
 export interface Mount {
   /** Where the container sees it; absolute. */
@@ -177,7 +205,7 @@ export interface SandboxFilter {
 }
 
 /** RuntimeErrorCode classifies runtime failures the agent reacts to. */
-export type RuntimeErrorCode = "NotFound" | "ImageNotPresent" | "NetworkNotReady" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
+export type RuntimeErrorCode = "NotFound" | "NetworkNotReady" | "CreateFailed" | "StartFailed" | "Unavailable" | "DeadlineExceeded" | "Unknown";
 
 /** RuntimeError is thrown by runtimes; `code` lets the agent pick the kubelet's waiting reason. */
 export class RuntimeError extends Error {
@@ -256,6 +284,12 @@ export interface Runtime extends CommandRunner {
    * container back with this reason instead of running it without.
    */
   securityUnsupportedReason(security: ContainerSecurity): Promise<string | undefined>;
+  /**
+   * images is the runtime's image service; the agent makes sure a container's image is there
+   * before creating it (kubelet images.EnsureImageExists). A runtime that runs no images (the
+   * process runtime) has none, and its containers start whatever image they name.
+   */
+  readonly images?: ImageService;
   /**
    * imageUser is who the image runs as when the pod sets no runAsUser (kubelet getImageUser, for
    * the runAsNonRoot check); undefined when the image is not present (the create then fails).

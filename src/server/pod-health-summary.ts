@@ -8,7 +8,7 @@ import { failedExit } from "../agent/exit-status.js";
 import { PODS } from "../apiserver/resources/pods.js";
 import type { ProbeHistoryRange } from "../prober/probe-history.js";
 import type { ProbeType } from "../prober/probe-type.js";
-import type { Result } from "../prober/results/result.js";
+import type { Result } from "../prober/results/cached-result.js";
 import { parseRangeQuery } from "./probe-range-query.js";
 import { queryNonNegativeInt } from "../apiserver/endpoints/query.js";
 import { sendJson } from "../apiserver/endpoints/respond.js";

@@ -2,6 +2,8 @@
 // /pods, /healthz, /metrics, /metrics/probes, plus probelet's probe history, probe trigger,
 // container instances and health summary) and the
 // Kubernetes API built from the resource registry (src/apiserver/rest).
+import { PODS } from "../apiserver/resources/pods.js";
+import { onResource } from "../apiserver/rest/request-scope.js";
 import { apiRoutes } from "../apiserver/rest/rest-routes.js";
 import { healthz, kubeletPods, metrics, podProbes } from "./node-handlers.js";
 import { podHealthSummary } from "./pod-health-summary.js";
@@ -15,9 +17,9 @@ export const ROUTES: readonly Route[] = [
   { pattern: "/pods", methods: { GET: kubeletPods } },
   { pattern: "/metrics", methods: { GET: metrics((api) => api.agentMetrics()) } },
   { pattern: "/metrics/probes", methods: { GET: metrics((api) => api.probeMetrics()) } },
-  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes", methods: { GET: podProbes } },
-  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes/trigger", methods: { POST: triggerProbe } },
-  { pattern: "/api/v1/namespaces/:ns/pods/:name/instances", methods: { GET: podInstances } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes", methods: { GET: onResource(PODS, podProbes) } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/probes/trigger", methods: { POST: onResource(PODS, triggerProbe) } },
+  { pattern: "/api/v1/namespaces/:ns/pods/:name/instances", methods: { GET: onResource(PODS, podInstances) } },
   { pattern: "/probes/summary", methods: { GET: podHealthSummary } },
   ...apiRoutes(),
 ];

@@ -17,7 +17,7 @@ import type { RequestContext } from "../apiserver/endpoints/request-context.js";
 import { malformedEscape, matchRoute } from "./routes.js";
 import { badRequestStatus, failureStatus, methodNotAllowedStatus, notFoundStatus, StatusError, unauthorizedStatus } from "../apiserver/endpoints/status-object.js";
 import { statusForError } from "../apiserver/error-status.js";
-import { listenOnSocket } from "./unix-socket.js";
+import { listenOnSocket } from "../util/unix-socket.js";
 import { StreamTracker } from "../apiserver/endpoints/stream-tracker.js";
 import type { Duplex } from "node:stream";
 import { handleExec } from "../apiserver/exec/handle-exec.js";

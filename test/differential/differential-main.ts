@@ -18,7 +18,7 @@ import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { setTimeout as delay } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { ApiClient } from "../../src/cluster/api-client.js";
+import { RestClient } from "../../src/client/rest-client.js";
 import { loadKubeconfig } from "../../src/cluster/kubeconfig.js";
 import { systemClock } from "../../src/util/clock.js";
 import { anchorUnavailable } from "../cluster/kubelet-anchor.js";
@@ -103,7 +103,7 @@ interface Side {
 }
 
 /** runScenario creates the scenario's pod on both sides at once, does its actions, and waits out its window; returns its t0. */
-async function runScenario(client: ApiClient, scenario: Scenario, sides: readonly Side[]): Promise<number> {
+async function runScenario(client: RestClient, scenario: Scenario, sides: readonly Side[]): Promise<number> {
   const t0 = performance.now();
   await Promise.all(sides.map((s) => client.request("POST", `/api/v1/namespaces/${s.namespace}/pods`, { body: podObject(scenario, s.namespace, s.node.nodeName) })));
   const actions = (scenario.actions ?? []).map(async (a) => {
@@ -133,7 +133,7 @@ async function runScenario(client: ApiClient, scenario: Scenario, sides: readonl
  * before, the longest first; `during` runs beside them from the phase's start. Returns each
  * scenario's t0.
  */
-async function runPhase(client: ApiClient, scenarios: readonly Scenario[], sides: readonly Side[], concurrency: number, during?: (phaseStart: number) => Promise<void>): Promise<Map<string, number>> {
+async function runPhase(client: RestClient, scenarios: readonly Scenario[], sides: readonly Side[], concurrency: number, during?: (phaseStart: number) => Promise<void>): Promise<Map<string, number>> {
   const phaseStart = performance.now();
   const starts = new Map<string, number>();
   const queue = [...scenarios].sort((x, y) => y.windowSeconds - x.windowSeconds);
@@ -167,7 +167,7 @@ async function waitStarted(scenarios: readonly Scenario[], sides: readonly Side[
   return false;
 }
 
-async function namespaceReady(client: ApiClient, namespace: string): Promise<void> {
+async function namespaceReady(client: RestClient, namespace: string): Promise<void> {
   await client.request("POST", "/api/v1/namespaces", { body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
   cleanups.push(async () => {
     // Pods of a node that is gone would wait for it: remove them at once, then the namespace.
@@ -211,7 +211,7 @@ async function main(): Promise<number> {
   cleanups.push(() => b.stop());
   log(`nodes ${a.nodeName} (${a.label}) and ${b.nodeName} (${b.label}) Ready after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-  const client = new ApiClient({ credentials: await loadKubeconfig(cp.adminKubeconfig), clock: systemClock, userAgent: "probelet-differential" });
+  const client = new RestClient({ credentials: await loadKubeconfig(cp.adminKubeconfig), clock: systemClock, userAgent: "probelet-differential" });
   cleanups.push(async () => client.close());
   const run = randomBytes(3).toString("hex");
   const sides: Side[] = [];

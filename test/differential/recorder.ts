@@ -2,7 +2,7 @@
 // through the API server as the cluster admin, keeping every stored pod status and every event
 // occurrence with the time it arrived (performance.now, milliseconds).
 import { performance } from "node:perf_hooks";
-import type { ApiClient } from "../../src/cluster/api-client.js";
+import type { RestClient } from "../../src/client/rest-client.js";
 import { eventKey, fieldPaths, NOT_COMPARED_EVENTS, podState, stateKey, type Json, type JsonObject, type Side } from "./normalize.js";
 import type { EventSample, Recording, StatusSample } from "./timeline-compare.js";
 
@@ -39,7 +39,7 @@ export class NamespaceRecorder {
   /** Watch failures, for the report (a recording with a gap is not trusted silently). */
   readonly errors: string[] = [];
 
-  constructor(private readonly client: ApiClient, readonly side: Side) {}
+  constructor(private readonly client: RestClient, readonly side: Side) {}
 
   /** start lists then watches pods and events; resolves once both watches are open. */
   async start(): Promise<void> {

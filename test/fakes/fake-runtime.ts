@@ -8,6 +8,7 @@ import {
   type ContainerInfo,
   type ContainerSummary,
   type ExecSession,
+  type ImageService,
   type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
@@ -55,6 +56,31 @@ export class FakeRuntime implements Runtime {
 
   /** When set, securityUnsupportedReason answers it (as the process runtime without root does). */
   securityUnsupported: string | undefined;
+  /** Images the fake does not hold, by the name asked for (tag defaulted); every other one is there. */
+  readonly absentImages = new Set<string>();
+  /** When set, every PullImage fails with it; otherwise a pull succeeds and the image is held. */
+  pullError: RuntimeError | undefined;
+  /** How long a PullImage takes (fake-clock ms). */
+  pullDelayMs = 0;
+  /** The images pulled, in order, with the sandbox's pod name: "<pod> <image>". */
+  readonly pulls: string[] = [];
+  /** The size every image reports (CRI Image.size). */
+  imageSize = 0;
+  /** The image service: ImageStatus and PullImage over absentImages, pullError and pullDelayMs. */
+  readonly images: ImageService = {
+    imageStatus: async (image) => {
+      this.guard();
+      return this.absentImages.has(image.image) ? undefined : { id: `sha256:${image.image}`, size: this.imageSize };
+    },
+    pullImage: async (image, sandbox) => {
+      this.guard();
+      this.pulls.push(`${sandbox.name} ${image.image}`);
+      if (this.pullDelayMs > 0) await this.clock.sleep(this.pullDelayMs);
+      if (this.pullError) throw this.pullError;
+      this.absentImages.delete(image.image);
+      return `sha256:${image.image}`;
+    },
+  };
   /** Who images run as (imageUser); undefined: as root. */
   imageRunsAs: ImageUser = { uid: 0 };
   /** Container IDs whose log was reopened, in order. */

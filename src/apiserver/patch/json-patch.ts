@@ -19,7 +19,9 @@ const MISSING = "missing value";
 const INVALID_INDEX = "invalid index referenced";
 
 /** A failure inside one operation; applyJsonPatch turns it into a 422 PatchError. */
-class OperationError extends Error {}
+class OperationError extends Error {
+  override readonly name = "OperationError";
+}
 
 type Container = JsonObject | JsonValue[];
 

@@ -55,7 +55,7 @@ test("the protobuf of a kind the agent does not read decodes to undefined (the R
 });
 
 test("malformed protobuf is a ProtobufError naming what is wrong", () => {
-  assert.throws(() => decodeKubeProtobuf(Buffer.from('{"kind":"Secret"}')), { name: "Error", message: "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]" });
+  assert.throws(() => decodeKubeProtobuf(Buffer.from('{"kind":"Secret"}')), { name: "ProtobufError", message: "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]" });
   assert.throws(() => decodeKubeProtobuf(SECRET.subarray(0, 40)), ProtobufError);
   assert.throws(() => readFields(Buffer.from([0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])), /a varint longer than 10 bytes/);
   assert.throws(() => readFields(Buffer.from([0x0a, 0x05, 0x61])), /field 1 is longer than the message/);

@@ -3,7 +3,9 @@
 // a ProtobufError, never an out-of-range read.
 
 /** ProtobufError says why bytes are not a well-formed message. */
-export class ProtobufError extends Error {}
+export class ProtobufError extends Error {
+  override readonly name = "ProtobufError";
+}
 
 /** ProtobufField is one record: a varint (as a bigint, for 64-bit values) or length-delimited bytes. */
 export type ProtobufField = { field: number; varint: bigint; bytes?: undefined } | { field: number; bytes: Uint8Array; varint?: undefined };

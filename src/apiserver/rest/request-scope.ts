@@ -1,11 +1,23 @@
 // What a REST handler reads from its request for one resource: the namespace, the name, and
 // how to answer with an object (as JSON, or as a Table when the client asked for one).
 import { sendJson } from "../endpoints/respond.js";
-import type { RequestContext } from "../endpoints/request-context.js";
+import type { Handler, RequestContext } from "../endpoints/request-context.js";
+import { addressedResource } from "../error-status.js";
 import type { ResourceDefinition } from "../resources/resource-definition.js";
 import type { KubeObject } from "../storage/object-store.js";
 import { warningHeader } from "./decode-object.js";
 import { renderTable, wantsTable } from "./table-adapter.js";
+
+/**
+ * onResource wraps a handler of a resource's route so that a failure's Status names that resource
+ * (details.kind), as the API server's handlers scope theirs to one qualifiedResource.
+ */
+export function onResource(resource: ResourceDefinition, handler: Handler): Handler {
+  return (ctx) => {
+    addressedResource(ctx.subject, resource);
+    return handler(ctx);
+  };
+}
 
 /** namespaceOf is the path's namespace of a namespaced resource, else undefined. */
 export function namespaceOf(ctx: RequestContext, resource: ResourceDefinition): string | undefined {

@@ -31,6 +31,17 @@ test("POST of an existing name is 409 AlreadyExists; GET of a missing one 404 No
   assert.deepEqual([missing.body["reason"], missing.body["message"], missing.body["details"]], ["NotFound", 'pods "nope" not found', { name: "nope", kind: "pods" }]);
 });
 
+test("a NotFound of any resource names that resource, as the API server's errors.NewNotFound(qualifiedResource, name) does", async (t) => {
+  const { call } = await startApiServer(t);
+  for (const [path, resource] of [["/api/v1/namespaces/default/configmaps/x", "configmaps"], ["/api/v1/namespaces/default/events/x", "events"], ["/api/v1/nodes/x", "nodes"], ["/api/v1/namespaces/default/secrets/x", "secrets"]] as const) {
+    const missing = await call("GET", path);
+    assert.equal(missing.code, 404, path);
+    assert.deepEqual([missing.body["reason"], missing.body["message"], missing.body["details"]], ["NotFound", `${resource} "x" not found`, { name: "x", kind: resource }], path);
+  }
+  const probes = await call("GET", `${PODS}/x/probes`);
+  assert.deepEqual([probes.code, probes.body["details"]], [404, { name: "x", kind: "pods" }]);
+});
+
 test("a pod in a namespace that does not exist is refused as NamespaceLifecycle does (404 namespaces not found)", async (t) => {
   const { call } = await startApiServer(t);
   const answer = await call("POST", "/api/v1/namespaces/ghost/pods", podBody("web"));

@@ -14,6 +14,8 @@ import type { ResourceDefinition, Verb } from "../resources/resource-definition.
 import { deleteCollectionHandler, deleteHandler } from "./delete-handlers.js";
 import { podLogHandler } from "./pod-log.js";
 import { getHandler, listHandler } from "./read-handlers.js";
+import { onResource } from "./request-scope.js";
+import { PODS } from "../resources/pods.js";
 import { createHandler, patchHandler, updateHandler } from "./write-handlers.js";
 
 const answer = (body: () => unknown): Handler => (ctx) => sendJson(ctx.res, 200, body());
@@ -25,7 +27,7 @@ const upgradeRequired: Handler = () => {
 };
 
 function methods(resource: ResourceDefinition, entries: [Verb, string, Handler][]): Partial<Record<string, Handler>> {
-  return Object.fromEntries(entries.filter(([verb]) => resource.verbs.includes(verb)).map(([, method, handler]) => [method, handler]));
+  return Object.fromEntries(entries.filter(([verb]) => resource.verbs.includes(verb)).map(([, method, handler]) => [method, onResource(resource, handler)]));
 }
 
 function resourceRoutes(resource: ResourceDefinition): Route[] {
@@ -45,9 +47,10 @@ function resourceRoutes(resource: ResourceDefinition): Route[] {
       ]),
     },
   ];
-  if (resource.namespaced) routes.push({ pattern: `/api/v1/${resource.name}`, methods: { GET: listHandler(resource) } });
+  if (resource.namespaced) routes.push({ pattern: `/api/v1/${resource.name}`, methods: { GET: onResource(resource, listHandler(resource)) } });
   if (resource.status !== undefined) {
-    routes.push({ pattern: `${scope}/${resource.name}/:name/status`, methods: { GET: getHandler(resource), PUT: updateHandler(resource, "status"), PATCH: patchHandler(resource, "status") } });
+    const status = { GET: getHandler(resource), PUT: updateHandler(resource, "status"), PATCH: patchHandler(resource, "status") };
+    routes.push({ pattern: `${scope}/${resource.name}/:name/status`, methods: Object.fromEntries(Object.entries(status).map(([method, handler]) => [method, onResource(resource, handler)])) });
   }
   return routes;
 }
@@ -63,7 +66,7 @@ export function apiRoutes(): Route[] {
     { pattern: "/openapi/v3", methods: { GET: answer(() => openApiIndex(RESOURCES)) } },
     { pattern: "/openapi/v3/api/v1", methods: { GET: answer(() => openApiCoreV1(RESOURCES)) } },
     ...RESOURCES.flatMap(resourceRoutes),
-    { pattern: "/api/v1/namespaces/:ns/pods/:name/log", methods: { GET: podLogHandler } },
-    { pattern: "/api/v1/namespaces/:ns/pods/:name/exec", methods: { GET: upgradeRequired, POST: upgradeRequired } },
+    { pattern: "/api/v1/namespaces/:ns/pods/:name/log", methods: { GET: onResource(PODS, podLogHandler) } },
+    { pattern: "/api/v1/namespaces/:ns/pods/:name/exec", methods: { GET: onResource(PODS, upgradeRequired), POST: onResource(PODS, upgradeRequired) } },
   ];
 }

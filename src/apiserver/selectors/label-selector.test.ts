@@ -2,7 +2,6 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { lexLabelSelector } from "./label-lexer.js";
 import { parseLabelSelector } from "./label-selector.js";
-import { labelSelectorFromSpec } from "./label-selector-spec.js";
 import { SelectorError } from "./selector-error.js";
 import { BadRequestError } from "../bad-request-error.js";
 
@@ -194,39 +193,4 @@ test("label selector: > and < need an integer value", () => {
 
 test("label selector: an over-long selector is refused before parsing", () => {
   assert.match(parseError(`x in (${"a,".repeat(40_000)}a)`), /^label selector is longer than 65536 characters$/);
-});
-
-// upstream apimachinery meta/v1 helpers_test.go TestLabelSelectorAsSelector.
-test("label selector spec: matchLabels and matchExpressions convert as LabelSelectorAsSelector does", () => {
-  const selector = labelSelectorFromSpec({
-    matchLabels: { foo: "bar", baz: "blah" },
-    matchExpressions: [
-      { key: "qux", operator: "In", values: ["qwe", "asd"] },
-      { key: "xyz", operator: "Exists" },
-    ],
-  });
-  assert.equal(selector.toString(), "baz=blah,foo=bar,qux in (asd,qwe),xyz");
-  assert.equal(selector.matches({ foo: "bar", baz: "blah", qux: "asd", xyz: "" }), true);
-  assert.equal(selector.matches({ foo: "bar", baz: "blah", qux: "zzz", xyz: "" }), false);
-});
-
-test("label selector spec: a missing selector matches nothing and an empty one everything", () => {
-  const nothing = labelSelectorFromSpec(undefined);
-  assert.equal(nothing.matches({}), false);
-  assert.equal(nothing.empty, false);
-  const everything = labelSelectorFromSpec({});
-  assert.equal(everything.matches({ a: "b" }), true);
-  assert.equal(everything.empty, true);
-});
-
-test("label selector spec: bad operators and value counts are refused with NewRequirement's messages", () => {
-  const cases: [Parameters<typeof labelSelectorFromSpec>[0], string][] = [
-    [{ matchExpressions: [{ key: "k", operator: "Gt", values: ["1"] }] }, '"Gt" is not a valid label selector operator'],
-    [{ matchExpressions: [{ key: "k", operator: "In" }] }, "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"],
-    [{ matchExpressions: [{ key: "k", operator: "Exists", values: ["a"] }] }, 'values: Invalid value: []string{"a"}: values set must be empty for exists and does not exist'],
-    [{ matchLabels: { "bad key": "v" } }, `key: Invalid value: "bad key": ${NAME_PART_REGEX}`],
-  ];
-  for (const [spec, message] of cases) {
-    assert.throws(() => labelSelectorFromSpec(spec), (err: unknown) => err instanceof SelectorError && err.message === message, message);
-  }
 });

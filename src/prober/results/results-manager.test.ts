@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { resultString, toPrometheusType } from "./result.js";
+import { resultString, toPrometheusType } from "./cached-result.js";
 import { ResultsManager, type ResultUpdate } from "./results-manager.js";
 
 const POD_UID = "pod-uid";

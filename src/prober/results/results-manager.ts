@@ -1,6 +1,6 @@
 // ResultsManager: the per-probe-type cache of probe results, publishing only changes
 // (kubelet pkg/kubelet/prober/results/results_manager.go).
-import type { Result } from "./result.js";
+import type { Result } from "./cached-result.js";
 
 /** ResultUpdate is published when a container's cached result is new or changed. */
 export interface ResultUpdate {

@@ -1,7 +1,8 @@
 // The CRI v1 gRPC client: one grpc-js channel over containerd's unix socket, a deadline on
 // every call, int64 kept as decimal strings, and gRPC failures mapped to RuntimeError
 // (kubelet pkg/kubelet/cri/remote: every RuntimeService/ImageService call carries a context
-// deadline; ours default to 10 s instead of CRI's 2 min, since this is a local tool).
+// deadline; ours default to 10 s instead of CRI's 2 min, since this is a local tool, except for the
+// calls that change state, which get the kubelet's deadlines: cri-runtime.ts).
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -77,14 +77,36 @@ test("containerStatus keeps int64 nanosecond timestamps exact (ms, no float roun
   assert.deepEqual([info.podSandboxId, info.state, info.exitCode, info.reason, info.message, info.attempt], ["sb1", "exited", 3, "Error", "bye", 4]);
 });
 
-test("createContainer with an absent image → ImageNotPresent at once; CreateContainer is never sent", async (t) => {
-  const { fake, runtime } = await setup(t, { ImageStatus: () => ({ image: null }), CreateContainer: () => ({ container_id: "x" }) });
-  await assert.rejects(
-    runtime.createContainer("sb", { ...app, image: "localhost/nope:1" }, pod),
-    runtimeError("ImageNotPresent", 'Container image "localhost/nope:1" is not present with pull policy of Never'),
-  );
-  assert.deepEqual(fake.requests("ImageStatus")[0]?.["image"], { image: "localhost/nope:1", annotations: {} });
-  assert.equal(fake.requests("CreateContainer").length, 0);
+test("images: ImageStatus and PullImage carry the pod's annotations and the sandbox config; an absent image is undefined, a pulled one its imageRef", async (t) => {
+  const { fake, runtime } = await setup(t, {
+    ImageStatus: (req) => ({ image: req.image.image === "localhost/here:1" ? { id: "sha256:1", repo_tags: ["localhost/here:1"], size: "2000000" } : null }),
+    PullImage: () => ({ image_ref: "sha256:2" }),
+    CreateContainer: () => ({ container_id: "x" }),
+  });
+  const images = runtime.images;
+  assert.deepEqual(await images.imageStatus({ image: "localhost/here:1", annotations: { a: "b" } }), { id: "sha256:1", size: 2000000 });
+  assert.equal(await images.imageStatus({ image: "localhost/nope:1", annotations: {} }), undefined);
+  assert.equal(await images.pullImage({ image: "localhost/nope:1", annotations: { a: "b" } }, { ...pod, annotations: { a: "b" } }), "sha256:2");
+  assert.deepEqual(fake.requests("ImageStatus")[0]?.["image"], { image: "localhost/here:1", annotations: { a: "b" } });
+  const pull = fake.requests("PullImage")[0] as { image: unknown; sandbox_config: { metadata: unknown; annotations: unknown } };
+  assert.deepEqual(pull.image, { image: "localhost/nope:1", annotations: { a: "b" } });
+  assert.deepEqual(pull.sandbox_config.metadata, { name: "web", uid: "uid-1", namespace: "default", attempt: 0 });
+  assert.deepEqual(pull.sandbox_config.annotations, { a: "b" });
+  // The kubelet's CreateContainer does not look at the image: EnsureImageExists did.
+  await runtime.createContainer("sb", { ...app, image: "localhost/nope:1" }, pod);
+  assert.equal(fake.requests("ImageStatus").length, 2);
+});
+
+test("a failed PullImage is worded as the kubelet's CRI client words it: UNKNOWN as its message, other codes as grpc-go's 'rpc error: code = … desc = …'", async (t) => {
+  const refused = 'failed to pull and unpack image "127.0.0.1:9/x:1": failed to resolve reference "127.0.0.1:9/x:1": connect: connection refused';
+  let answer: FakeCriError | { image_ref: string } = new FakeCriError(status.UNKNOWN, refused);
+  const { runtime } = await setup(t, { PullImage: () => answer });
+  const image = { image: "127.0.0.1:9/x:1", annotations: {} };
+  await assert.rejects(runtime.images.pullImage(image, pod), runtimeError("Unknown", refused));
+  answer = new FakeCriError(status.NOT_FOUND, "failed to pull and unpack image: not found");
+  await assert.rejects(runtime.images.pullImage(image, pod), runtimeError("NotFound", "rpc error: code = NotFound desc = failed to pull and unpack image: not found"));
+  answer = { image_ref: "" };
+  await assert.rejects(runtime.images.pullImage(image, pod), runtimeError("Unknown", 'imageRef of image "127.0.0.1:9/x:1" is not set'));
 });
 
 test("create/start failures keep containerd's text and become CreateFailed/StartFailed", async (t) => {
@@ -212,4 +234,18 @@ test("#139168 CreateContainer carries an env value that is not UTF-8 as its exac
   await runtime.createContainer("sb", { ...app, envs: [{ key: "RAW", value: raw.toString("utf8"), valueBase64: raw.toString("base64") }] }, pod);
   const sent = fake.requests("CreateContainer")[0] as { config: { envs: { key: string; value: Buffer }[] } };
   assert.deepEqual(sent.config.envs.map((e) => [e.key, Buffer.from(e.value)]), [["RAW", raw]]);
+});
+
+test("cri-client remote_runtime.go: RunPodSandbox waits twice runtimeRequestTimeout and CreateContainer/StartContainer runtimeRequestTimeout, not the 10 s of queries (a sandbox given up halfway keeps its name reserved in containerd)", async (t) => {
+  const slow = <T>(answer: T) => () => new Promise<T>((resolve) => setTimeout(() => resolve(answer), 400));
+  const { runtime } = await setup(t, {
+    RunPodSandbox: slow({ pod_sandbox_id: "sb-1" }),
+    CreateContainer: slow({ container_id: "c-1" }),
+    StartContainer: slow({}),
+    ContainerStatus: slow({}),
+  }, 100);
+  assert.equal(await runtime.runPodSandbox(pod), "sb-1");
+  assert.equal(await runtime.createContainer("sb-1", app, pod), "c-1");
+  await runtime.startContainer("c-1");
+  await assert.rejects(runtime.containerStatus("c-1"), (err: unknown) => err instanceof RuntimeError && err.code === "DeadlineExceeded");
 });

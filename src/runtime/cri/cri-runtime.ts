@@ -1,11 +1,13 @@
 // CriRuntime: the Runtime over containerd's CRI v1 API, used the way the kubelet's
 // kuberuntime manager uses it (pkg/kubelet/kuberuntime): explicit namespace options, one
-// cgroup per pod, images that must already be present (no registry: pull policy Never), exec
-// probes through ExecSync. Containers outlive the agent: close() only closes the channel.
+// cgroup per pod, images pulled through the ImageService (the agent's image manager decides
+// when), exec probes through ExecSync. Containers outlive the agent: close() only closes the channel.
 import { mkdir } from "node:fs/promises";
+import { status as grpcStatus, type ServiceError } from "@grpc/grpc-js";
 import { CommandTimeoutError, type CommandResult, type CommandRunOptions } from "../../probe/command-runner.js";
 import { execTimeoutMessage } from "../../probe/exec.js";
-import { MAX_OUTPUT_BYTES } from "../../probe/result.js";
+import { goStatusErrorText } from "../../probe/grpc-status-text.js";
+import { MAX_OUTPUT_BYTES } from "../../probe/probe-result.js";
 import { systemClock, type Clock } from "../../util/clock.js";
 import { silentLogger, type Logger } from "../../util/logger.js";
 import {
@@ -16,6 +18,8 @@ import {
   type ContainerSummary,
   type ExecSession,
   type ExecStreamOptions,
+  type ImageService,
+  type ImageSpec,
   type ImageUser,
   type PodSandboxConfig,
   type PodSandboxStatus,
@@ -41,6 +45,32 @@ import { startCriExec } from "./cri-exec-stream.js";
 
 /** KUBE_RUNTIME_API_VERSION is the version the kubelet sends in VersionRequest. */
 export const KUBE_RUNTIME_API_VERSION = "0.1.0";
+
+/** RUNTIME_REQUEST_TIMEOUT_MS is the kubelet's runtimeRequestTimeout default (2 min). */
+export const RUNTIME_REQUEST_TIMEOUT_MS = 120_000;
+
+/**
+ * RUN_POD_SANDBOX_TIMEOUT_MS is the deadline of RunPodSandbox: twice runtimeRequestTimeout, as
+ * the kubelet's CRI client gives it (cri-client remote_runtime.go RunPodSandbox). A busy machine
+ * can take longer than the default 10 s of the other calls, and a RunPodSandbox given up halfway
+ * can leave containerd holding the sandbox name ("is reserved for …"), so the pod never gets one.
+ */
+export const RUN_POD_SANDBOX_TIMEOUT_MS = 2 * RUNTIME_REQUEST_TIMEOUT_MS;
+
+/**
+ * CONTAINER_CHANGE_TIMEOUT_MS is the deadline of CreateContainer and StartContainer: the
+ * kubelet's runtimeRequestTimeout, for the same reason (a create given up halfway keeps its
+ * container name reserved).
+ */
+export const CONTAINER_CHANGE_TIMEOUT_MS = RUNTIME_REQUEST_TIMEOUT_MS;
+
+/**
+ * PULL_IMAGE_TIMEOUT_MS bounds one PullImage call. The kubelet sets none (remote_image.go
+ * PullImage only cancels); probelet gives up after the kubelet's runtimeRequestTimeout default,
+ * 2 min, so a stuck pull cannot hold a pod's worker indefinitely. A pull given up this way fails
+ * as any other does (ErrImagePull, back-off).
+ */
+export const PULL_IMAGE_TIMEOUT_MS = RUNTIME_REQUEST_TIMEOUT_MS;
 
 /** EXEC_DEADLINE_SLACK_MS is how much longer than the exec timeout the client waits for ExecSync. */
 export const EXEC_DEADLINE_SLACK_MS = 2_000;
@@ -68,6 +98,20 @@ export class CriRuntime implements Runtime {
   private readonly logger: Logger;
   private readonly callTimeoutMs: number;
   private readonly cgroupPrefix: string;
+  /** The CRI ImageService: ImageStatus and PullImage with the pod's annotations (kuberuntime_image.go). */
+  readonly images: ImageService = {
+    imageStatus: async (image) => {
+      const { image: found } = await this.client.call("ImageStatus", { image: criImageSpec(image) });
+      return found ? { id: found.id, size: Number(found.size) } : undefined;
+    },
+    pullImage: async (image, sandbox) => {
+      const request = { image: criImageSpec(image), sandbox_config: sandboxConfig(sandbox, this.cgroupPrefix) };
+      const { image_ref: ref } = await this.client.call("PullImage", request, { timeoutMs: PULL_IMAGE_TIMEOUT_MS }).catch(goPullError);
+      // remote_image.go pullImageV1: an empty imageRef is an error.
+      if (ref === "") throw new RuntimeError("Unknown", `imageRef of image "${image.image}" is not set`);
+      return ref;
+    },
+  };
 
   constructor(options: CriRuntimeOptions) {
     this.clock = options.clock ?? systemClock;
@@ -109,7 +153,7 @@ export class CriRuntime implements Runtime {
         throw new RuntimeError("CreateFailed", `failed to create log directory "${config.logDirectory}": ${(err as Error).message}`, { cause: err });
       });
     }
-    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }).catch(async (err: unknown) => {
+    const res = await this.client.call("RunPodSandbox", { config: sandboxConfig(config, this.cgroupPrefix) }, { timeoutMs: Math.max(RUN_POD_SANDBOX_TIMEOUT_MS, this.callTimeoutMs) }).catch(async (err: unknown) => {
       // containerd removes a sandbox that failed to start, but not the cgroup parent runc made for it.
       await this.removePodCgroupUnlessUsed(config.podUid).catch(() => undefined);
       return recode("CreateFailed")(err);
@@ -155,19 +199,14 @@ export class CriRuntime implements Runtime {
 
   // ---- containers ------------------------------------------------------------------------
 
-  /**
-   * createContainer checks that the image is present first: there is no registry, so every
-   * image behaves as with imagePullPolicy Never (kubelet images.ErrImageNeverPull's text).
-   */
+  /** createContainer creates the container; the agent made sure of its image before (images.EnsureImageExists). */
   async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
-    const { image } = await this.client.call("ImageStatus", { image: { image: config.image } });
-    if (!image) throw new RuntimeError("ImageNotPresent", `Container image "${config.image}" is not present with pull policy of Never`);
     const res = await this.client
       .call("CreateContainer", {
         pod_sandbox_id: sandboxId,
         config: containerConfig(config, sandbox),
         sandbox_config: sandboxConfig(sandbox, this.cgroupPrefix),
-      })
+      }, { timeoutMs: Math.max(CONTAINER_CHANGE_TIMEOUT_MS, this.callTimeoutMs) })
       .catch(recode("CreateFailed"));
     return res.container_id;
   }
@@ -192,7 +231,7 @@ export class CriRuntime implements Runtime {
   }
 
   async startContainer(containerId: string): Promise<void> {
-    await this.client.call("StartContainer", { container_id: containerId }).catch(recode("StartFailed"));
+    await this.client.call("StartContainer", { container_id: containerId }, { timeoutMs: Math.max(CONTAINER_CHANGE_TIMEOUT_MS, this.callTimeoutMs) }).catch(recode("StartFailed"));
   }
 
   /** stopContainer: SIGTERM, SIGKILL after timeoutSeconds; resolves once exited. The deadline adds the grace period. */
@@ -314,6 +353,29 @@ function recode(code: RuntimeErrorCode): (err: unknown) => never {
     if (err instanceof RuntimeError && err.code === "Unknown") throw new RuntimeError(code, err.message, { cause: err.cause });
     throw err;
   };
+}
+
+/** criImageSpec is CRI's ImageSpec of an image (kuberuntime convert.go ToRuntimeAPIImageSpec). */
+function criImageSpec(image: ImageSpec): { image: string; annotations: Record<string, string> } {
+  return { image: image.image, annotations: image.annotations };
+}
+
+/**
+ * goPullError words a failed PullImage as the kubelet's CRI client does (remote_image.go
+ * pullImageV1): an UNKNOWN status is its message alone, any other code grpc-go's
+ * "rpc error: code = … desc = …"; the kubelet shows it in its Failed event and waiting message.
+ * Our own deadline reads as a Go context's would.
+ */
+function goPullError(err: unknown): never {
+  const cause = err instanceof RuntimeError ? err.cause : undefined;
+  if (!isServiceError(cause) || cause.code === grpcStatus.UNKNOWN) throw err;
+  const own = cause.code === grpcStatus.DEADLINE_EXCEEDED && (cause.details || "").startsWith("Deadline exceeded after");
+  const text = goStatusErrorText(cause.code, own ? "context deadline exceeded" : cause.details || cause.message);
+  throw new RuntimeError((err as RuntimeError).code, text, { cause });
+}
+
+function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof Error && typeof (value as Partial<ServiceError>).code === "number";
 }
 
 function ignoreNotFound(err: unknown): undefined {

@@ -182,11 +182,18 @@ export interface CriMethods {
   Attach: [{ container_id: string; tty: boolean; stdin: boolean; stdout: boolean; stderr: boolean }, { url: string }];
   PortForward: [{ pod_sandbox_id: string; port: number[] }, { url: string }];
   ListImages: [{ filter?: { image: { image: string } } }, { images: CriImage[] }];
-  ImageStatus: [{ image: { image: string }; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
+  ImageStatus: [{ image: CriImageSpec; verbose?: boolean }, { image: CriImage | null; info: Record<string, string> }];
+  PullImage: [{ image: CriImageSpec; sandbox_config: CriSandboxConfig }, { image_ref: string }];
+}
+
+/** CriImageSpec is CRI's ImageSpec (the fields the kubelet sets). */
+export interface CriImageSpec {
+  image: string;
+  annotations?: Record<string, string>;
 }
 
 /** CriMethod names one RPC of CriMethods. */
 export type CriMethod = keyof CriMethods;
 
 /** IMAGE_SERVICE_METHODS are the RPCs served by runtime.v1.ImageService; the rest are RuntimeService's. */
-export const IMAGE_SERVICE_METHODS: ReadonlySet<CriMethod> = new Set<CriMethod>(["ListImages", "ImageStatus"]);
+export const IMAGE_SERVICE_METHODS: ReadonlySet<CriMethod> = new Set<CriMethod>(["ListImages", "ImageStatus", "PullImage"]);

@@ -1,21 +1,19 @@
-// The CLI's HTTP client for the agent's status API (docs/http-api.md): pods, events, watches and
-// logs over HTTP(S) or the agent's Unix socket, with the agent's metav1.Status failures turned
-// into kubectl's error texts. Also how a client command gets its client from the command line
+// The CLI's client for the agent's status API (docs/http-api.md): pods, events, watches and
+// logs over HTTP(S) or the agent's Unix socket through the one REST client (client/rest-client.ts),
+// with the agent's metav1.Status failures turned into kubectl's error texts. Also how a client command gets its client from the command line
 // (--server, --state-dir, --token-file, -n; client-credentials.ts says where requests go).
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { KubeEvent, WatchEvent } from "../apiserver/endpoints/host-interface.js";
 import { goQuote } from "../api/field-errors.js";
+import { ApiStatusError, REQUEST_TIMEOUT_MS, RestClient, type ApiStatus } from "../client/rest-client.js";
 import type { Pod } from "../api/types.js";
 import type { ProbeHistoryEntry, ProbeHistorySegment } from "../prober/probe-history.js";
+import { systemClock } from "../util/clock.js";
 import { UsageError } from "./args.js";
 import { agentTarget, type AgentTarget, type CredentialFlags, type Credentials } from "./client-credentials.js";
-import { sendRequest } from "./http-transport.js";
 
 /** EXAMPLE_SERVER is the status API's usual address, for messages. */
 export const EXAMPLE_SERVER = "http://127.0.0.1:10255";
-
-/** REQUEST_TIMEOUT_MS bounds every request that is not a stream (watch, follow). */
-export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** StatusCause is one cause of a metav1.Status (a field error for reason Invalid). */
 export type StatusCause = { reason?: string; message?: string; field?: string };
@@ -120,6 +118,9 @@ const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH"
 export class StatusClient {
   /** server is the base URL this client talks to. */
   readonly server: string;
+  private rest: Promise<RestClient> | undefined;
+  /** Whether the requests carry a token (known once the credentials are read). */
+  private tokenSent = false;
 
   constructor(private readonly options: ClientOptions) {
     this.server = options.server;
@@ -148,7 +149,7 @@ export class StatusClient {
 
   /** createPod POSTs a pod as JSON into a namespace. */
   async createPod(namespace: string, pod: unknown): Promise<Pod> {
-    return (await this.json("POST", podsPath(namespace), JSON.stringify(pod))) as Pod;
+    return (await this.json("POST", podsPath(namespace), pod)) as Pod;
   }
 
   /** deletePod starts a graceful deletion and resolves with the pod as it is now. */
@@ -190,13 +191,15 @@ export class StatusClient {
    * asTable it asks for a meta.k8s.io Table, which a server without Tables answers as plain JSON.
    */
   async getResource(path: string, asTable = false): Promise<unknown> {
-    const res = await this.send("GET", path, undefined, false, asTable ? TABLE_ACCEPT : undefined);
-    return (await res.json()) as unknown;
+    return this.call((rest) => rest.request<unknown>("GET", path, { signal: this.options.signal, ...(asTable ? { accept: TABLE_ACCEPT } : {}) }));
   }
 
   /** watchResource streams the changes of any collection of the API by its path (query included). */
-  watchResource<T>(pathWithQuery: string): AsyncIterable<WatchEvent<T>> {
-    return this.watch<T>(pathWithQuery);
+  async *watchResource<T>(pathWithQuery: string): AsyncIterable<WatchEvent<T>> {
+    for await (const event of this.iterate((rest) => rest.watchEvents<T>(pathWithQuery, this.options.signal))) {
+      if (event.type === "ERROR") throw new ServerStatusError(event.object as ServerStatus);
+      yield event as WatchEvent<T>;
+    }
   }
 
   /** deleteResource DELETEs any object of the API by its path and resolves with the server's answer. */
@@ -214,101 +217,94 @@ export class StatusClient {
     }
     if (options.sinceTime !== undefined) query.set("sinceTime", options.sinceTime);
     const suffix = query.size > 0 ? `?${query.toString()}` : "";
-    const res = await this.send("GET", `${podPath(namespace, name)}/log${suffix}`, undefined, options.follow === true);
-    yield* readText(res);
-  }
-
-  private async *watch<T>(path: string): AsyncIterable<WatchEvent<T>> {
-    const res = await this.send("GET", path, undefined, true);
-    let buffered = "";
-    for await (const text of readText(res)) {
-      buffered += text;
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        if (line.trim() === "") continue;
-        const event = JSON.parse(line) as { type: string; object: unknown };
-        if (event.type === "ERROR") throw new ServerStatusError(event.object as ServerStatus);
-        yield event as WatchEvent<T>;
-      }
-    }
+    const path = `${podPath(namespace, name)}/log${suffix}`;
+    // A log is streamed, never buffered (its rotated files may hold more than a response's bound);
+    // only a followed one lasts beyond the request deadline.
+    const deadline = options.follow === true ? undefined : REQUEST_TIMEOUT_MS;
+    yield* this.iterate((rest) => rest.stream(path, this.options.signal, deadline));
   }
 
   /** text GETs any path of the agent and resolves with the answer as text (e.g. /healthz). */
   async text(path: string): Promise<string> {
-    return (await this.send("GET", path, undefined, false, "text/plain")).text();
+    return this.call((rest) => rest.requestText("GET", path, { signal: this.options.signal, accept: "text/plain" }));
   }
 
-  /** json makes a request to any path of the agent (the API, the console's) and resolves with the JSON answer. */
-  async json(method: string, path: string, body?: string): Promise<unknown> {
-    const res = await this.send(method, path, body, false);
-    return (await res.json()) as unknown;
+  /** json makes a request to any path of the agent (the API, the console's) and resolves with the JSON answer; a body is sent as JSON. */
+  async json(method: string, path: string, body?: unknown): Promise<unknown> {
+    return this.call((rest) => rest.request<unknown>(method, path, { signal: this.options.signal, ...(body !== undefined ? { body } : {}) }));
   }
 
-  /** send makes one request; a non-2xx answer becomes a ServerStatusError. Streams have no timeout. */
-  private async send(method: string, path: string, body: string | undefined, stream: boolean, accept = "application/json"): Promise<Response> {
+  /**
+   * call runs one request on the REST client (made on the first call, from the credentials) and
+   * turns its failures into the CLI's: a refusal into a ServerStatusError, a dead address into an
+   * AgentUnreachableError, a deadline into "did not answer".
+   */
+  private async call<T>(run: (rest: RestClient) => Promise<T>): Promise<T> {
+    const rest = await (this.rest ??= this.restClient());
+    try {
+      return await run(rest);
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  /** iterate is call for a stream: every step's failure is turned into the CLI's, the opening's included. */
+  private async *iterate<T>(open: (rest: RestClient) => AsyncIterable<T>): AsyncIterable<T> {
+    const rest = await (this.rest ??= this.restClient());
+    try {
+      yield* open(rest);
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  private failure(err: unknown): unknown {
+    if (this.options.signal.aborted) return this.options.signal.reason;
+    if (err instanceof ApiStatusError) {
+      const hint = err.code === 401 && !this.tokenSent ? this.options.unauthorizedHint : undefined;
+      return new ServerStatusError(statusOf(err), hint);
+    }
+    return this.transportError(err);
+  }
+
+  private async restClient(): Promise<RestClient> {
     const credentials = (await this.options.credentials?.().catch((err: unknown) => {
       // The state directory's own refusals say what is wrong with it and how to fix it.
       if (err instanceof Error && (err.name === "NoAgentError" || err.name === "StateDirectoryError")) throw err;
       throw new Error(`cannot read the credentials for ${this.server}: ${err instanceof Error ? err.message : String(err)}`);
     })) ?? {};
     const token = this.options.token ?? credentials.token;
-    const headers: Record<string, string> = { Accept: accept };
-    if (token !== undefined) headers["Authorization"] = `Bearer ${token}`;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    const signal = stream ? this.options.signal : AbortSignal.any([this.options.signal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)]);
-    const url = credentials.socketPath !== undefined ? `http://localhost${path}` : this.options.server + path;
-    let res: Response;
-    try {
-      res = await sendRequest(url, {
-        method, headers, signal,
-        ...(body !== undefined ? { body } : {}),
+    this.tokenSent = token !== undefined;
+    return new RestClient({
+      clock: systemClock,
+      credentials: {
+        // Over the socket the URL gives only the scheme and the path.
+        server: credentials.socketPath !== undefined ? "http://localhost" : this.options.server,
+        ...(token !== undefined ? { token } : {}),
         ...(credentials.ca !== undefined ? { ca: credentials.ca } : {}),
         ...(credentials.socketPath !== undefined ? { socketPath: credentials.socketPath } : {}),
-      });
-    } catch (err) {
-      throw this.transportError(err);
-    }
-    if (res.ok) return res;
-    const text = await res.text().catch(() => "");
-    const hint = res.status === 401 && token === undefined ? this.options.unauthorizedHint : undefined;
-    throw new ServerStatusError(parseStatus(res.status, text), hint);
+      },
+    });
   }
 
+  /** transportError words a failed connection (the REST client's error, the system's as its cause) or a passed deadline; other errors stay as they are. */
   private transportError(err: unknown): unknown {
-    if (err instanceof Error && err.name === "TimeoutError") {
-      return new Error(`the probelet agent at ${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000}s`);
-    }
-    const code = (err as { cause?: { code?: unknown } }).cause?.code;
-    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
-    // Everything else is reported as "fetch failed"; the cause says what (e.g. a TLS verification failure).
     const cause = (err as { cause?: unknown }).cause;
+    const code = ((cause ?? err) as { code?: unknown }).code;
+    if (code === "ETIMEDOUT") return new Error(`the probelet agent at ${this.server} did not answer within ${REQUEST_TIMEOUT_MS / 1000}s`);
+    if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return new AgentUnreachableError(this.server);
+    // Any other failed connection: its cause says what (e.g. a TLS verification failure).
     if (cause instanceof Error) return new Error(`cannot reach the probelet agent at ${this.server}: ${cause.message}`);
     return err;
   }
 }
 
-/** parseStatus reads a failure body; anything but a Status becomes kubectl's "an error on the server" text. */
-function parseStatus(code: number, text: string): ServerStatus {
-  try {
-    const status = JSON.parse(text) as ServerStatus | null;
-    if (status !== null && typeof status === "object" && status.kind === "Status") return status;
-  } catch {
-    // not JSON: fall through
-  }
-  const snippet = text.trim().slice(0, 200) || "unknown";
-  return { reason: code >= 500 ? "InternalError" : "BadRequest", code, message: `an error on the server (${goQuote(snippet)}) has prevented the request from succeeding` };
-}
-
-async function* readText(res: Response): AsyncIterable<string> {
-  if (res.body === null) return;
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body) {
-    const text = decoder.decode(chunk as Uint8Array, { stream: true });
-    if (text !== "") yield text;
-  }
-  const rest = decoder.decode();
-  if (rest !== "") yield rest;
+/** statusOf is the Status a refusal carried; a body that is not one becomes kubectl's "an error on the server" text. */
+function statusOf(err: ApiStatusError): ServerStatus {
+  const body: ApiStatus | undefined = err.status;
+  if (body?.kind === "Status") return body as ServerStatus;
+  const snippet = (err.text ?? "").trim().slice(0, 200) || "unknown";
+  return { reason: err.code >= 500 ? "InternalError" : "BadRequest", code: err.code, message: `an error on the server (${goQuote(snippet)}) has prevented the request from succeeding` };
 }
 
 const podsPath = (ns: string | undefined): string => (ns === undefined ? "/api/v1/pods" : `/api/v1/namespaces/${encodeURIComponent(ns)}/pods`);

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import { FakeAgentApi } from "../../test/fakes/fake-agent-api.js";
 import { startStatusServer } from "../server/server.js";
 import { UsageError } from "./args.js";
-import { AgentUnreachableError, clientFromFlags, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./client.js";
+import { MAX_RESPONSE_BYTES } from "../client/rest-client.js";
+import { AgentUnreachableError, clientFromFlags, formatStatusError, parseCommandArgs, ServerStatusError, type ServerStatus } from "./agent-client.js";
 
 const never = new AbortController().signal;
 
@@ -98,6 +99,33 @@ test("a failure body that is not a Status becomes kubectl's 'an error on the ser
     assert.equal(err.message, 'Error from server (InternalError): an error on the server ("bad gateway") has prevented the request from succeeding');
     return true;
   });
+});
+
+test("an agent's answer larger than the limit is refused instead of buffered", async (t) => {
+  const raw = createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end(`{"items":"${"x".repeat(MAX_RESPONSE_BYTES)}"}`);
+  });
+  await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => raw.close(() => resolve())));
+  const { port } = raw.address() as AddressInfo;
+  await assert.rejects(clientFromFlags({ server: `http://127.0.0.1:${port}` }, never, {}).listPods("default"), /the response is larger than 33554432 bytes/);
+});
+
+test("a log larger than an answer's bound is streamed whole, not refused (rotated files may hold more)", async (t) => {
+  const chunk = "x".repeat(1024 * 1024 - 1) + "\n";
+  const raw = createServer((_req, res) => {
+    res.writeHead(200, { "Content-Type": "text/plain" });
+    for (let i = 0; i < 33; i++) res.write(chunk);
+    res.end();
+  });
+  await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise<void>((resolve) => raw.close(() => resolve())));
+  const { port } = raw.address() as AddressInfo;
+  let received = 0;
+  for await (const text of clientFromFlags({ server: `http://127.0.0.1:${port}` }, never, {}).streamLogs("default", "web", {})) received += text.length;
+  assert.equal(received, 33 * chunk.length);
+  assert.ok(received > MAX_RESPONSE_BYTES);
 });
 
 test("findPod resolves undefined for NotFound; path segments are escaped", async (t) => {
