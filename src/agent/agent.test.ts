@@ -321,3 +321,26 @@ test("a RestartNever pod whose second init container fails ends Failed with only
   assert.ok(s.containerStatuses![0]!.state?.waiting, "the app container never ran");
   await agent.close();
 });
+
+test("pod_workers.go completeWork: the work queue keeps one time per pod, so a later sync's requeue replaces an earlier one (a sync during a back-off moves the restart to its own jittered time)", async () => {
+  let draws = 0;
+  // The first requeue draws no jitter, every later one nearly the most (factor 0.5).
+  const { clock, runtime, agent } = startAgentOnFakes({ random: () => (draws++ === 0 ? 0 : 0.99) });
+  agent.admit(pod("crash", [{ name: "app", image: "img", command: ["app"] }]), "api");
+  await tick(clock);
+  runtime.exit(runtime.current("app")!.id, 1);
+  await tick(clock);
+  assert.equal(runtime.current("app")!.attempt, 1, "the first crash restarts at once");
+  draws = 0;
+  runtime.exit(runtime.current("app")!.id, 1);
+  const crashedAt = clock.now();
+  await tick(clock);
+  await tick(clock);
+  // A metadata change syncs the pod 2 s into its 10 s back-off: 8 s remain, stretched to 11.96 s.
+  agent.store.modify<Pod>("pods", "default", "crash", (p) => ({ ...p, metadata: { ...p.metadata, labels: { touched: "yes" } } }));
+  while (runtime.current("app")!.attempt === 1 && clock.now() - crashedAt < 30_000) await tick(clock);
+  const seconds = (clock.now() - crashedAt) / 1000;
+  assert.equal(runtime.current("app")!.attempt, 2);
+  assert.ok(seconds >= 13 && seconds <= 16, `restarted ${seconds} s after the crash: the first requeue (10 s) was not replaced by the later sync's (about 14 s)`);
+  await agent.close();
+});

@@ -454,14 +454,23 @@ export class Agent extends StoreView implements AgentApi {
     return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
   }
 
-  /** requeue syncs a pod again once a restart back-off ends (kubelet pod workers requeue after errors). */
-  private requeue(record: PodRecord, delayMs: number): void {
+  /**
+   * requeue syncs a pod again once a back-off ends (pod_workers.go completeWork: the work queue
+   * keeps one time per pod, and each sync's outcome replaces the one before; a sync that needs
+   * no back-off leaves the pod to the periodic resync, requeue(record, undefined)).
+   */
+  private requeue(record: PodRecord, delayMs: number | undefined): void {
+    if (delayMs === undefined) {
+      record.requeueAt = undefined;
+      return;
+    }
     const at = this.clock.now() + delayMs;
-    if (record.requeueAt !== undefined && record.requeueAt <= at && record.requeueAt > this.clock.now()) return;
     record.requeueAt = at;
     const uid = record.pod.metadata.uid ?? "";
     void this.clock.sleep(delayMs, this.stop.signal, IN_BACKGROUND).then(() => {
-      if (record.requeueAt === at) record.requeueAt = undefined;
+      // A later sync replaced this time (or cleared it): its own requeue, if any, syncs the pod.
+      if (record.requeueAt !== at) return;
+      record.requeueAt = undefined;
       this.workers.get(uid)?.queueSync();
     });
   }
@@ -521,7 +530,7 @@ export class Agent extends StoreView implements AgentApi {
         // A terminal phase held back while containers could run is written once they are stopped,
         // even when the status itself did not change (status_manager.go mergePodStatus).
         if (!stoppedBefore && r.containersStopped === true) this.publishPod(r.pod.metadata.uid ?? "");
-        if (r.backoffRemainingMs !== undefined) this.requeue(r, requeueDelayMs(r.backoffRemainingMs, this.options.fullResyncIntervalMs ?? 60_000, this.options.random ?? Math.random));
+        this.requeue(r, r.backoffRemainingMs === undefined ? undefined : requeueDelayMs(r.backoffRemainingMs, this.options.fullResyncIntervalMs ?? 60_000, this.options.random ?? Math.random));
       },
       terminate: (r, grace) => this.syncer.terminate(r, grace),
       terminated: (r) => this.forget(r),
