@@ -58,7 +58,8 @@ export class ApiPodReconciler implements ApiPodHandlers {
   /**
    * update applies a change of a running pod (kubelet HandlePodUpdates): a deletion started (or
    * shortened) terminates it with the deletion's grace period; a spec change (a container image)
-   * is synced, and the sync restarts the containers whose spec hash changed; otherwise the
+   * is synced, and the sync restarts the containers whose spec hash changed; a new generation is
+   * stamped on the status as its observedGeneration; otherwise the
    * conditions the kubelet does not own are taken from the API's copy.
    */
   update(stored: Pod): void {
@@ -71,7 +72,8 @@ export class ApiPodReconciler implements ApiPodHandlers {
     }
     const next = specOf(stored);
     const current = worker.record.pod;
-    if (sameJson(next.spec, current.spec) && sameJson(next.metadata.labels, current.metadata.labels) && sameJson(next.metadata.annotations, current.metadata.annotations)) {
+    // A new generation alone (a spec change the node's copy does not take) is observed too.
+    if (next.metadata.generation === current.metadata.generation && sameJson(next.spec, current.spec) && sameJson(next.metadata.labels, current.metadata.labels) && sameJson(next.metadata.annotations, current.metadata.annotations)) {
       this.adoptApiConditions(current, stored.status);
       return;
     }

@@ -127,3 +127,14 @@ test("status_manager.go syncPod: a status sink gets every stored status with the
   assert.deepEqual(versions, [...versions].sort((a, b) => a - b), "versions only grow");
   await agent.close();
 });
+
+test("PodObservedGenerationTracking: a new generation of a running pod with nothing the node runs changed is observed in its status", async () => {
+  const { clock, agent } = startAgentOnFakes();
+  createApiPod(agent.store, webPod(), agent.nodeName);
+  await tick(clock);
+  assert.equal(agent.store.mustGet<Pod>(PODS.name, "default", "web").status?.phase, "Running");
+  agent.store.modify<Pod>(PODS.name, "default", "web", (pod) => ({ ...pod, metadata: { ...pod.metadata, generation: 2 } }));
+  await tickUntil(clock, () => agent.store.mustGet<Pod>(PODS.name, "default", "web").status?.observedGeneration === 2);
+  assert.equal(agent.store.mustGet<Pod>(PODS.name, "default", "web").status?.observedGeneration, 2);
+  await agent.close();
+});

@@ -122,3 +122,15 @@ test("mirror pods and finished pods are not written, mirror deletions go to the 
   bridge.forgetMissing(() => false);
   assert.deepEqual(store.list<Pod>(PODS.name, {}).items.map((p) => p.metadata.name), ["local"]);
 });
+
+test("PodObservedGenerationTracking: the API server's generation reaches the node's copy, also when the change bumping it is one the node does not take (tolerations)", () => {
+  const { store, bridge } = setup();
+  bridge.handle({ op: "ADD", source: "apiserver", pods: [pod("web", { generation: 1 })] });
+  assert.equal(store.get<Pod>(PODS.name, "apps", "web")?.metadata.generation, 1);
+  const tolerated = pod("web", { generation: 2 });
+  tolerated.spec = { ...tolerated.spec, tolerations: [{ key: "example.com/k", operator: "Exists" }] } as Pod["spec"];
+  bridge.handle({ op: "UPDATE", source: "apiserver", pods: [tolerated] });
+  const stored = store.get<Pod>(PODS.name, "apps", "web")!;
+  assert.equal(stored.metadata.generation, 2);
+  assert.equal((stored.spec as { tolerations?: unknown }).tolerations, undefined, "the node's copy keeps the spec it admitted");
+});

@@ -140,7 +140,7 @@ export class StoreBridge {
     }
     if (stored.metadata.uid !== uid) throw new StoreError("AlreadyExists", `pods "${name}" already exists on the node with another UID`);
     const annotations = annotated(pod);
-    const { deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
+    const { deletionTimestamp, deletionGracePeriodSeconds, generation } = pod.metadata;
     store.modify<Pod>(PODS.name, namespace, name, (current) => {
       const deletionChanged = deletionTimestamp !== undefined && (current.metadata.deletionTimestamp !== deletionTimestamp || current.metadata.deletionGracePeriodSeconds !== deletionGracePeriodSeconds);
       // Of a bound pod's spec only the container images and activeDeadlineSeconds may change
@@ -150,9 +150,12 @@ export class StoreBridge {
       // The conditions others own (a readiness gate's, set through pods/status) come from the
       // API server's copy; the agent's reconciler then recomputes Ready with them.
       const status = current.status === undefined ? undefined : mergeApiConditions(current.status, pod.status);
-      const changed = deletionChanged || status !== undefined || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
+      // The API server's generation, bumped by spec changes the node's copy does not take (e.g.
+      // tolerations) too, is the one the status's observedGeneration answers (PodObservedGenerationTracking).
+      const generationChanged = generation !== undefined && generation !== current.metadata.generation;
+      const changed = deletionChanged || generationChanged || status !== undefined || !sameJson(spec, current.spec) || !sameJson(current.metadata.labels, pod.metadata.labels) || !sameJson(current.metadata.annotations, annotations);
       if (!changed) return undefined;
-      const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations, ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
+      const metadata = { ...current.metadata, labels: pod.metadata.labels, annotations, ...(generation !== undefined ? { generation } : {}), ...(deletionTimestamp !== undefined ? { deletionTimestamp, deletionGracePeriodSeconds } : {}) };
       return { ...current, metadata, spec, ...(status !== undefined ? { status } : {}) } as Pod;
     }, { uid });
   }
