@@ -44,6 +44,8 @@ SANDBOX_IMAGE=${PROBELET_CRI_SANDBOX_IMAGE:-$PAUSE_IMAGE}
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=deb-packages.sh
 . "$SCRIPT_DIR/deb-packages.sh"
+# shellcheck source=scripts/cgroup-dirs.sh
+. "$SCRIPT_DIR/cgroup-dirs.sh"
 
 log() { printf 'containerd.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
@@ -378,10 +380,6 @@ build_images() {
 
 # ---- stop -------------------------------------------------------------------------------
 
-cgroup_mounts() {
-  # Mount points of every cgroup (v1) and cgroup2 hierarchy in our mount namespace.
-  awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | sort -u
-}
 
 cmd_stop() {
   local pid id
@@ -423,12 +421,7 @@ cmd_stop() {
   for mnt in $(cgroup_mounts); do
     dir="$mnt$CGROUP_PARENT"
     [ -d "$dir" ] || continue
-    for i in $(seq 1 20); do
-      find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true
-      [ -d "$dir" ] || break
-      sleep 0.1
-    done
-    [ -d "$dir" ] && log "could not remove cgroup $dir"
+    remove_cgroup_tree "$dir" || log "could not remove cgroup $dir"
   done
   # Leftover mounts under the run dir (rootfs overlays, shm), deepest first; then pod netns.
   local m

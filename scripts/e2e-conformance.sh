@@ -41,6 +41,8 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=host-net.sh
 . "$SCRIPT_DIR/host-net.sh"
+# shellcheck source=scripts/cgroup-dirs.sh
+. "$SCRIPT_DIR/cgroup-dirs.sh"
 ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 K8S_VERSION=$("$K8S_TOOLS" version | awk '$1 == "kubernetes" { print $2 }')
@@ -124,9 +126,6 @@ end_pid() {
   log "stopped $3 (pid $pid)"
 }
 
-cgroup_mounts() {
-  awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | sort -u
-}
 
 # ---- the kubelet baseline node (scripts/kubelet-anchor.sh of issue 30 takes this over) -----
 
@@ -194,13 +193,7 @@ restore_after_kubelet() {
     kill -KILL "$p" 2>/dev/null
   done
   for mnt in $(cgroup_mounts); do
-    [ -d "$mnt$KUBELET_CGROUP_ROOT" ] || continue
-    for _ in $(seq 1 20); do
-      find "$mnt$KUBELET_CGROUP_ROOT" -depth -type d -exec rmdir {} + 2>/dev/null
-      [ -d "$mnt$KUBELET_CGROUP_ROOT" ] || break
-      sleep 0.1
-    done
-    if [ -d "$mnt$KUBELET_CGROUP_ROOT" ]; then log "could not remove cgroup $mnt$KUBELET_CGROUP_ROOT"; fi
+    remove_cgroup_tree "$mnt$KUBELET_CGROUP_ROOT" || log "could not remove cgroup $mnt$KUBELET_CGROUP_ROOT"
   done
   awk -v root="$dir/" 'index($5, root) == 1 { print $5 }' /proc/self/mountinfo | sort -r | while read -r mnt; do
     umount -l "$mnt" 2>/dev/null

@@ -50,6 +50,8 @@ set -euo pipefail
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=host-net.sh
 . "$SCRIPT_DIR/host-net.sh"
+# shellcheck source=scripts/cgroup-dirs.sh
+. "$SCRIPT_DIR/cgroup-dirs.sh"
 K8S_TOOLS="$SCRIPT_DIR/k8s-tools.sh"
 CONTAINERD_SH="$SCRIPT_DIR/containerd.sh"
 RUN_DIR=${PROBELET_ANCHOR_DIR:-/tmp/probelet-anchor}
@@ -102,9 +104,6 @@ containerd_running() {
   case "$( { tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)" in *"$CRI_DIR/config.toml"*) return 0 ;; *) return 1 ;; esac
 }
 
-cgroup_mounts() {
-  awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i+1) == "cgroup" || $(i+1) == "cgroup2") print $5; break } }' /proc/self/mountinfo | sort -u
-}
 
 # accounting_mounts: the v1 hierarchies that count CPU or memory (cpu, cpuacct, memory, alone or
 # co-mounted), or the cgroup2 mount on a pure v2 host; the agent cgroup lives in these only (a
@@ -436,13 +435,7 @@ remove_cgroups() {
     kill -KILL "$p" 2>/dev/null || true
   done
   for dir in $(for mnt in $(cgroup_mounts); do echo "$mnt$CGROUP_ROOT" "$mnt$AGENT_CGROUP"; done); do
-    [ -d "$dir" ] || continue
-    for i in $(seq 1 20); do
-      find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null || true
-      [ -d "$dir" ] || break
-      sleep 0.1
-    done
-    if [ -d "$dir" ]; then log "could not remove cgroup $dir"; fi
+    remove_cgroup_tree "$dir" || log "could not remove cgroup $dir"
   done
 }
 
