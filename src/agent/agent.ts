@@ -45,7 +45,7 @@ import type { ObjectRef } from "./manifest-objects.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { AgentMetrics } from "./agent-metrics.js";
 import { Pleg } from "./pleg.js";
-import { requeueDelayMs, RestartBackoff, type BackoffOptions } from "./crash-loop-backoff.js";
+import { RestartBackoff, type BackoffOptions } from "../kuberuntime/crash-loop-backoff.js";
 import { IMAGE_BACKOFF_INITIAL_MS, IMAGE_BACKOFF_MAX_MS, ImageManager } from "../kuberuntime/image-manager.js";
 import { EventStore } from "./kube-events.js";
 import { readContainerLog } from "./container-logs.js";
@@ -53,8 +53,9 @@ import { ContainerInstanceLog } from "./container-instances.js";
 import type { ContainerInstance } from "../api/container-instance.js";
 import { ProbeTriggers } from "./probe-trigger.js";
 import { LABEL_POD_UID } from "../kuberuntime/labels.js";
-import { PodSyncer, type PodRecord } from "./pod-sync.js";
-import { PodWorker } from "./pod-worker.js";
+import { PodSyncer } from "./pod-sync.js";
+import type { PodRecord } from "../kuberuntime/pod-record.js";
+import { PodWorker, requeueDelayMs } from "./pod-worker.js";
 import { StateStore } from "./state-store.js";
 import { ApiObjectFiles } from "./api-object-files.js";
 import { RevisionFile } from "./revision-file.js";
@@ -91,7 +92,7 @@ export interface AgentOptions {
   resyncIntervalMs?: number;
   /** How often every pod is synced regardless (the kubelet's syncFrequency: 1 min). */
   fullResyncIntervalMs?: number;
-  /** Source of the pod workers' requeue jitter, in [0, 1) (default Math.random; backoff.ts requeueDelayMs). */
+  /** Source of the pod workers' requeue jitter, in [0, 1) (default Math.random; pod-worker.ts requeueDelayMs). */
   random?: () => number;
   /**
    * How often dead containers, idle sandboxes and log directories of gone pods are collected (the

@@ -1,19 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Pod } from "../api/types.js";
-import { admitOnNode, normalizeSysctlName, podSysctls } from "./node-admit-handlers.js";
+import { admitOnNode } from "./node-admit-handlers.js";
 
 function pod(spec: Partial<Pod["spec"]> & Record<string, unknown> = {}, labels?: Record<string, string>): Pod {
   return { metadata: { name: "p", ...(labels ? { labels } : {}) }, spec: { containers: [{ name: "c" }], ...spec } as Pod["spec"] };
 }
 const sysctls = (...names: string[]) => ({ securityContext: { sysctls: names.map((name) => ({ name, value: "1" })) } });
-
-test("sysctl names with slashes are normalized as NormalizeName does", () => {
-  assert.equal(normalizeSysctlName("net/ipv4/ip_local_port_range"), "net.ipv4.ip_local_port_range");
-  assert.equal(normalizeSysctlName("net/ipv4/conf/eth0.100/forwarding"), "net.ipv4.conf.eth0/100.forwarding");
-  assert.equal(normalizeSysctlName("kernel.shm_rmid_forced"), "kernel.shm_rmid_forced");
-  assert.deepEqual(podSysctls(pod(sysctls("net/ipv4/tcp_syncookies"))), [{ name: "net.ipv4.tcp_syncookies", value: "1" }]);
-});
 
 test("only the safe sysctls are admitted, and not in the host's namespace; newer ones need their kernel", () => {
   assert.equal(admitOnNode(pod(sysctls("kernel.shm_rmid_forced", "net.ipv4.ping_group_range")), "6.1.0"), undefined);

@@ -7,6 +7,7 @@
 // (kubelet rejectPod).
 import { release } from "node:os";
 import type { Pod } from "../api/types.js";
+import { podSysctls } from "../api/pod-sysctls.js";
 
 /** AdmitRejection is why the node refuses a pod: the kubelet's reason and message. */
 export interface AdmitRejection {
@@ -42,32 +43,6 @@ function kernelAtLeast(kernel: string, wanted: string): boolean {
   const want = /^(\d+)\.(\d+)/.exec(wanted)!;
   if (!have) return false;
   return Number(have[1]) * 1000 + Number(have[2]) >= Number(want[1]) * 1000 + Number(want[2]);
-}
-
-/**
- * normalizeSysctlName writes a sysctl with dots (component-helpers sysctl.NormalizeName): when
- * its first separator is a slash, slashes and dots swap ("net/ipv4/conf/eth0.100/x" →
- * "net.ipv4.conf.eth0/100.x").
- */
-export function normalizeSysctlName(name: string): string {
-  const firstSep = name.search(/[./]/);
-  if (firstSep < 0 || name[firstSep] === ".") return name;
-  return name.replace(/[./]/g, (c) => (c === "/" ? "." : "/"));
-}
-
-/** PodSysctl is one entry of securityContext.sysctls. */
-export interface PodSysctl {
-  name: string;
-  value: string;
-}
-
-/** podSysctls reads securityContext.sysctls (as validated by the API server), names normalized. */
-export function podSysctls(pod: Pod): PodSysctl[] {
-  const raw = pod.spec.securityContext?.["sysctls"];
-  if (!Array.isArray(raw)) return [];
-  return raw
-    .filter((s): s is { name: string; value?: unknown } => typeof s === "object" && s !== null && typeof (s as { name?: unknown }).name === "string")
-    .map((s) => ({ name: normalizeSysctlName(s.name), value: typeof s.value === "string" ? s.value : "" }));
 }
 
 // patternAllowlist.validateSysctl with the safe list: refused when not listed, or when its

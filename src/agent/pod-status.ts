@@ -15,30 +15,7 @@ import { isPodPhaseTerminal, isRestartableInitContainer } from "../api/pod-rules
 import { allContainersCouldRestart, containerShouldRestart } from "../api/container-should-restart.js";
 import { truncateTerminationMessages } from "../kuberuntime/termination-message.js";
 import { podQOSClass } from "../status/qos.js";
-
-/** ContainerInstances are the runtime's instances of one container name, newest first. */
-export interface ContainerInstances {
-  current?: ContainerInfo;
-  previous?: ContainerInfo;
-}
-
-/** Waiting is a waiting reason the agent decided on (back-off, start errors). */
-export interface Waiting {
-  reason: string;
-  message: string;
-}
-
-/** groupInstances groups a sandbox's containers by name, newest attempt first. */
-export function groupInstances(infos: readonly ContainerInfo[]): Map<string, ContainerInstances> {
-  const byName = new Map<string, ContainerInfo[]>();
-  for (const info of infos) byName.set(info.name, [...(byName.get(info.name) ?? []), info]);
-  const out = new Map<string, ContainerInstances>();
-  for (const [name, list] of byName) {
-    list.sort((a, b) => b.attempt - a.attempt || b.createdAt - a.createdAt);
-    out.set(name, { ...(list[0] ? { current: list[0] } : {}), ...(list[1] ? { previous: list[1] } : {}) });
-  }
-  return out;
-}
+import type { ContainerInstances, Waiting } from "../kuberuntime/container-instance-groups.js";
 
 /** iso renders ms since the epoch as an RFC 3339 time with second precision, like metav1.Time. */
 export function iso(ms: number): string {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { silentLogger } from "../util/logger.js";
-import type { PodRecord } from "./pod-sync.js";
+import type { PodRecord } from "../kuberuntime/pod-record.js";
 import { PodWorker, TERMINATE_ATTEMPTS, type PodWorkerHooks } from "./pod-worker.js";
 
 const record = { pod: { metadata: { name: "p", uid: "u" }, spec: { containers: [] } } } as unknown as PodRecord;

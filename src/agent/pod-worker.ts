@@ -1,7 +1,7 @@
 // PodWorker: serialises every sync and the termination of one pod (kubelet pod_workers.go):
 // requests that arrive while a sync runs coalesce into one more sync afterwards.
 import type { Logger } from "../util/logger.js";
-import type { PodRecord } from "./pod-sync.js";
+import type { PodRecord } from "../kuberuntime/pod-record.js";
 
 /** PodWorkerHooks are what the worker calls; the agent supplies them. */
 export interface PodWorkerHooks {
@@ -120,4 +120,19 @@ export class PodWorker {
     this.finished = true;
     this.hooks.terminated(this.record);
   }
+}
+
+/** WORKER_BACKOFF_JITTER is the pod workers' jitter factor after a failed sync (pod_workers.go workerBackOffPeriodJitterFactor). */
+export const WORKER_BACKOFF_JITTER = 0.5;
+
+/**
+ * requeueDelayMs is when a pod worker syncs again a pod whose sync was held back by a restart
+ * back-off (pod_workers.go completeWork): the back-off's remaining time, at most the resync
+ * interval, stretched by up to half again (wait.Jitter with factor 0.5). The kubelet thus
+ * restarts a crashed container between 1 and 1.5 times its back-off after the crash, not at its
+ * end. `random` is in [0, 1).
+ */
+export function requeueDelayMs(remainingMs: number, resyncIntervalMs: number, random: () => number): number {
+  const base = Math.min(Math.max(remainingMs, 0), resyncIntervalMs);
+  return base + random() * WORKER_BACKOFF_JITTER * base;
 }

@@ -3,7 +3,7 @@
 // image), the errors as waiting reasons, and the serial puller.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { RestartBackoff } from "../agent/crash-loop-backoff.js";
+import { RestartBackoff } from "./crash-loop-backoff.js";
 import type { Pod } from "../api/types.js";
 import { MemoryEventRecorder } from "../prober/event-recorder.js";
 import { RuntimeError, type PodSandboxConfig } from "../runtime/runtime.js";

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, type TestContext } from "node:test";
 import { Agent } from "../../src/agent/agent.js";
 import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
-import type { BackoffOptions } from "../../src/agent/crash-loop-backoff.js";
+import type { BackoffOptions } from "../../src/kuberuntime/crash-loop-backoff.js";
 import type { ContainerLogPolicy } from "../../src/kuberuntime/container-log-manager.js";
 import type { ContainerStatus, Pod } from "../../src/api/types.js";
 import type { Runtime } from "../../src/runtime/runtime.js";

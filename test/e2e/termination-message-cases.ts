@@ -10,7 +10,7 @@
 // lastState.terminated.message. Titled `[<runtime>] Container Runtime …` for every runtime factory.
 import assert from "node:assert/strict";
 import type { Container, Pod, PodPhase } from "../../src/api/types.js";
-import { TERMINATION_MESSAGE_ENV } from "../../src/agent/pod-sync.js";
+import { TERMINATION_MESSAGE_ENV } from "../../src/kuberuntime/container-start.js";
 import { containerStatusOf, E2eEnv, NAMESPACE } from "./harness.js";
 import type { PodKit } from "./pod-kit.js";
 import { runtimeTest, type RuntimeFactory } from "./runtime-factory.js";
