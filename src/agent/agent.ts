@@ -1,6 +1,7 @@
-// Agent: the node agent, shaped as the kubelet: the object store (the API server's part) owns
-// pod specs, the agent owns their status. It runs the pods of its sources (manifests, and the
-// store's pods bound to its node), reconciles each through its pod worker, reacts to probe
+// Agent: the node agent, shaped as the kubelet: the object store (the API server's part, handed
+// in by the composer) owns pod specs, the agent owns their status. It runs the pods of its sources
+// (manifests, and the store's pods bound to its node), merged into one stream of updates by its
+// pod config (pod-config.ts), reconciles each through its pod worker, reacts to probe
 // results as the kubelet's sync loop does (§G.1), writes pod status and events into the store,
 // and removes a deleted API pod from the store once it has terminated. Runtime-agnostic: it
 // talks to a Runtime only.
@@ -9,10 +10,9 @@ import { hostname } from "node:os";
 import { allContainers, isPodPhaseTerminal, probeOf, sidecarsAndContainers } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
-import { newApiStore } from "../apiserver/resources/registry.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
-import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
+import type { LocalApiServer } from "../apiserver/local-api-server.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
@@ -84,6 +84,11 @@ const TERMINATE_RETRY_DELAY_MS = 1000;
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {
   runtime: Runtime;
+  /**
+   * The API server's part the agent runs against, built by the composer (startLocalApiServer):
+   * the agent keeps its pods, mirrors, events and Node in the store and reads its pods from it.
+   */
+  api: LocalApiServer;
   /** Directory for container logs and agent state. */
   stateDir: string;
   clock?: Clock;
@@ -166,7 +171,7 @@ export class Agent extends StoreView implements AgentApi {
   private readonly logger: Logger;
   private readonly runtime: Runtime;
   private readonly workers = new Map<string, PodWorker>();
-  /** Stops the API pod source and the namespace controller. */
+  /** Stops the API pod source and the agent's other store watches. */
   private readonly stopWatches: (() => void)[] = [];
   /** Where every stored status goes besides the object store (the API server's status sync in cluster mode). */
   private readonly statusSinks = new Set<PodStatusSink>();
@@ -224,7 +229,7 @@ export class Agent extends StoreView implements AgentApi {
     this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
     this.instances = new ContainerInstanceLog(this.clock, windowMs);
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
-    this.store = newApiStore();
+    this.store = options.api.store;
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
     this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
@@ -314,7 +319,6 @@ export class Agent extends StoreView implements AgentApi {
       this.instances.watch(this.store),
       () => this.mirrors.close(),
       watchApiPods(this.store, nodeName, this.config),
-      startNamespaceController(this.store, this.clock),
     );
   }
 
