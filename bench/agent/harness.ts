@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import type { KubeEvent } from "../../src/apiserver/endpoints/host-interface.js";
 import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 /** HarnessOptions configure the agent under test; everything else is fixed by the harness. */
 export interface HarnessOptions extends Pick<AgentOptions, "clock" | "logger" | "resyncIntervalMs" | "backoff"> {
@@ -66,7 +67,7 @@ export class AgentHarness {
     const stateDir = await mkdtemp(join(tmpdir(), `probelet-bench-${options.name}-`));
     const runtime = new ProcessRuntime(options.clock ? { clock: options.clock } : {});
     const { name: _name, deadlineMs: _deadline, ...agentOptions } = options;
-    const agent = new Agent({ ...agentOptions, runtime, stateDir });
+    const agent = new Agent({ api: startLocalApiServer(options.clock), ...agentOptions, runtime, stateDir });
     const harness = new AgentHarness(agent, runtime, stateDir, options);
     agent.start();
     return harness;

@@ -22,6 +22,7 @@ import type { CriInstance } from "./containerd-instance.js";
 import { BENCH_LABEL } from "./exec-cost.js";
 import { RawCri } from "./raw-cri.js";
 import { removeRawSandbox, startRawPod } from "./raw-pods.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 /** PodStartOptions size the benchmark. */
 export interface PodStartOptions {
@@ -95,7 +96,7 @@ export async function runPodStart(cri: CriInstance, options: PodStartOptions, lo
   const runtime = instrumentRuntime(new CriRuntime({ socket: cri.socket, cgroupPrefix: cri.cgroupPrefix }), (method, started, ended) => {
     marks.push({ method, started, ended });
   });
-  const agent = new Agent({ runtime, stateDir, nodeName: "bench" });
+  const agent = new Agent({ api: startLocalApiServer(), runtime, stateDir, nodeName: "bench" });
   const agentStarts: AgentStart[] = [];
   const rawStarts: RawStart[] = [];
   try {

@@ -21,6 +21,7 @@ import { CriRuntime } from "../../src/runtime/cri/cri-runtime.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 import { benchPod, CONTAINER_NAME, countingRuntime, isPodReady } from "./bench-pods.js";
 import { newCounts, serveChild, type WindowCounts } from "./child-protocol.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 /** ProbeletExecConfig is the child's argv[2], as JSON. */
 export interface ProbeletExecConfig {
@@ -101,7 +102,7 @@ function setupManager(): void {
 /** setupAgent: an Agent that admits the pods and runs them; resolves once all are Ready. */
 async function setupAgent(): Promise<number> {
   stateDir = await mkdtemp(join(tmpdir(), "probelet-bench-cri-"));
-  agent = new Agent({ runtime, stateDir, nodeName: "bench", resyncIntervalMs: config.resyncIntervalMs });
+  agent = new Agent({ api: startLocalApiServer(), runtime, stateDir, nodeName: "bench", resyncIntervalMs: config.resyncIntervalMs });
   agent.start();
   const t0 = performance.now();
   for (let i = 0; i < config.pods; i++) {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Agent } from "../../src/agent/agent.js";
 import { ProcessRuntime } from "../../src/runtime/process/process-runtime.js";
 import { MemoryConfigObjects } from "../../src/volumes/config-objects.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 const UPDATES = 50;
 
@@ -15,7 +16,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "probelet-bench-volumes-"));
   const runtime = new ProcessRuntime({ stateDir: join(dir, "runtime") });
   const objects = new MemoryConfigObjects();
-  const agent = new Agent({ runtime, stateDir: join(dir, "state"), configObjects: objects });
+  const agent = new Agent({ api: startLocalApiServer(), runtime, stateDir: join(dir, "state"), configObjects: objects });
   try {
     objects.putConfigMap({ metadata: { name: "cfg", namespace: "default" }, data: { v: "0" } });
     agent.start();

@@ -1,6 +1,7 @@
-// Agent: the node agent, shaped as the kubelet: the object store (the API server's part) owns
-// pod specs, the agent owns their status. It runs the pods of its sources (manifests, and the
-// store's pods bound to its node), reconciles each through its pod worker, reacts to probe
+// Agent: the node agent, shaped as the kubelet: the object store (the API server's part, handed
+// in by the composer) owns pod specs, the agent owns their status. It runs the pods of its sources
+// (manifests, and the store's pods bound to its node), merged into one stream of updates by its
+// pod config (pod-config.ts), reconciles each through its pod worker, reacts to probe
 // results as the kubelet's sync loop does (§G.1), writes pod status and events into the store,
 // and removes a deleted API pod from the store once it has terminated. Runtime-agnostic: it
 // talks to a Runtime only.
@@ -9,10 +10,9 @@ import { hostname } from "node:os";
 import { allContainers, isPodPhaseTerminal, probeOf, sidecarsAndContainers } from "../api/pod-rules.js";
 import type { Pod } from "../api/types.js";
 import { PODS } from "../apiserver/resources/pods.js";
-import { newApiStore } from "../apiserver/resources/registry.js";
 import { deleteObject } from "../apiserver/rest/object-deletes.js";
-import { startNamespaceController } from "../apiserver/rest/namespace-controller.js";
 import { rfc3339, type ObjectStore } from "../apiserver/storage/object-store.js";
+import type { LocalApiServer } from "../apiserver/local-api-server.js";
 import type { CloseMode } from "../probe/connection.js";
 import { ProbeManager } from "../prober/manager.js";
 import { ProberMetrics } from "../prober/metrics.js";
@@ -24,7 +24,8 @@ import { StatusManager } from "../status/status-manager.js";
 import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "../apiserver/endpoints/host-interface.js";
-import { watchApiPods } from "./store-pod-source.js";
+import { API_SOURCE, watchApiPods } from "./store-pod-source.js";
+import { PodConfig, type PodUpdate } from "./pod-config.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
 import { fitsHostPorts, hostPortsOf, NODE_PORTS_MESSAGE, NODE_PORTS_REASON, PROBE_PORT_IN_USE, probePortsOfOthers } from "./node-ports.js";
@@ -84,6 +85,11 @@ const TERMINATE_RETRY_DELAY_MS = 1000;
 /** AgentOptions configure an Agent. */
 export interface AgentOptions {
   runtime: Runtime;
+  /**
+   * The API server's part the agent runs against, built by the composer (startLocalApiServer):
+   * the agent keeps its pods, mirrors, events and Node in the store and reads its pods from it.
+   */
+  api: LocalApiServer;
   /** Directory for container logs and agent state. */
   stateDir: string;
   clock?: Clock;
@@ -166,7 +172,7 @@ export class Agent extends StoreView implements AgentApi {
   private readonly logger: Logger;
   private readonly runtime: Runtime;
   private readonly workers = new Map<string, PodWorker>();
-  /** Stops the API pod source and the namespace controller. */
+  /** Stops the API pod source and the agent's other store watches. */
   private readonly stopWatches: (() => void)[] = [];
   /** Where every stored status goes besides the object store (the API server's status sync in cluster mode). */
   private readonly statusSinks = new Set<PodStatusSink>();
@@ -186,8 +192,12 @@ export class Agent extends StoreView implements AgentApi {
   /** A sync was skipped while the runtime was down: every pod is synced once it is back. */
   private syncsSkipped = false;
   private readonly state: StateStore;
-  /** Applies the api pod source's changes (kubelet HandlePodAdditions/Updates/Removes). */
+  /** Every source's pods, merged into the one stream of updates the agent handles (handlePodUpdate). */
+  private readonly config: PodConfig;
+  /** Applies the api pod source's changes (kubelet HandlePodAdditions/Updates/Removes/Reconcile). */
   private readonly apiPods: ApiPodReconciler;
+  /** The manifest sources in a watched directory (`run --manifests`): their mirrors say so. */
+  private readonly watchedSources = new Set<string>();
   /** The API's namespaces, configmaps and secrets in the state directory. */
   private readonly objectFiles: ApiObjectFiles;
   /** The resourceVersion mark that keeps versions monotonic across restarts. */
@@ -220,7 +230,7 @@ export class Agent extends StoreView implements AgentApi {
     this.history = new ProbeHistory({ windowMs, sink: this.historyFiles });
     this.instances = new ContainerInstanceLog(this.clock, windowMs);
     const nodeName = (this.nodeName = options.nodeName ?? hostname());
-    this.store = newApiStore();
+    this.store = options.api.store;
     this.configObjects = options.configObjects ?? storeConfigObjects(this.store);
     this.manifestObjects = new ManifestConfigObjects(this.store);
     registerNode(this.store, { name: nodeName, hostIP: options.hostIP ?? "127.0.0.1", now: rfc3339(this.clock.now()) }, this.runtime.type);
@@ -305,11 +315,11 @@ export class Agent extends StoreView implements AgentApi {
         closing: () => this.closing,
       },
     });
+    this.config = new PodConfig({ updates: (update) => this.handlePodUpdate(update), refuse: (pod, source) => this.refuseStaticPod(pod, source) });
     this.stopWatches.push(
       this.instances.watch(this.store),
       () => this.mirrors.close(),
-      watchApiPods(this.store, nodeName, this.apiPods),
-      startNamespaceController(this.store, this.clock),
+      watchApiPods(this.store, nodeName, this.config),
     );
   }
 
@@ -477,39 +487,96 @@ export class Agent extends StoreView implements AgentApi {
   }
 
   /**
-   * admit runs a pod from a source. An "api" pod is created in the store exactly as the API's
-   * create would, and starts at once. A manifest pod (source `file:PATH`) is a static pod: it
-   * gets a UID derived from its source and content and a mirror pod in the store
-   * (static-pod-mirrors.ts); an existing pod of the same name from the same source is replaced
-   * when its content changed.
+   * admit runs a pod from a source, through the pod config. An "api" pod is created in the store
+   * exactly as the API's create would, and starts at once. A manifest pod (source `file:PATH`) is a
+   * static pod: it gets a UID derived from its source and content and joins its source's pods; a
+   * pod of the same name from the same source is replaced when its content changed.
    */
   admit(input: Pod, source: string, options: AdmitOptions = {}): AdmitResult {
-    if (source === "api") {
+    if (source === API_SOURCE) {
       // In process (tests, embedders) the pod's namespace is made if missing, as for a manifest
       // pod, and the pod runs at once; the source's notification then finds it running.
       ensureNamespace(this.store, input.metadata?.namespace ?? "default");
       const created = createApiPod(this.store, input, this.nodeName);
-      if (created.ok) this.apiPods.add(created.pod);
+      if (created.ok) this.config.put(API_SOURCE, created.pod);
       return created;
     }
     const result = admitManifestPod(input, source, this.clock.now());
     if (!result.ok) return result;
-    const pod = result.pod;
+    if (options.watched === true) this.watchedSources.add(source);
+    const put = this.config.put(source, result.pod);
+    return put.ok ? put : { ok: false, name: result.pod.metadata.name ?? "", errors: put.errors };
+  }
+
+  /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
+  removeSource(source: string, keep: ReadonlySet<string> = new Set()): void {
+    const kept = this.config.pods(source).filter((pod) => keep.has(pod.metadata.uid ?? ""));
+    if (kept.length === 0) this.watchedSources.delete(source);
+    this.config.set(source, kept);
+  }
+
+  /**
+   * handlePodUpdate is where every source's pods reach the agent, one PodUpdate at a time (kubelet
+   * syncLoopIteration, the configCh case): additions, updates (a deletion is one: graceful
+   * deletion), removals and reconciles. A manifest pod's UID changes with its content, so its
+   * source only ever adds and removes.
+   */
+  private handlePodUpdate(update: PodUpdate): void {
+    const api = update.source === API_SOURCE;
+    for (const pod of update.pods) {
+      switch (update.op) {
+        case "ADD":
+          if (api) this.apiPods.add(pod);
+          else this.addStaticPod(pod, update.source);
+          break;
+        case "UPDATE":
+        case "DELETE":
+          this.apiPods.update(pod);
+          break;
+        case "RECONCILE":
+          this.apiPods.reconcile(pod);
+          break;
+        case "REMOVE":
+          if (api) this.apiPods.remove(pod);
+          else this.removeStaticPod(pod);
+          break;
+      }
+    }
+  }
+
+  /**
+   * refuseStaticPod is the config's check of a manifest pod new to it: a pod of the same name from
+   * another source, or an API pod of that name in the store, keeps it out (probelet's: its mirror
+   * needs the name in the agent's store).
+   */
+  private refuseStaticPod(pod: Pod, source: string): string[] | undefined {
+    if (source === API_SOURCE) return undefined;
     const namespace = pod.metadata.namespace ?? "default";
     const name = pod.metadata.name ?? "";
-    const existing = this.findWorker(namespace, name);
-    if (existing) {
-      if (existing.record.pod.metadata.uid === pod.metadata.uid) return { ok: true, pod: existing.record.pod };
-      if (existing.record.source !== source) return { ok: false, name, errors: [`pods "${name}" already exists (from ${existing.record.source})`] };
-      void this.deleteRecord(existing, undefined);
-    }
+    const holder = this.config.sourceOf(namespace, name);
+    if (holder !== undefined && holder !== source) return [`pods "${name}" already exists (from ${holder})`];
     const stored = this.store.get<Pod>(PODS.name, namespace, name);
-    if (stored !== undefined && !isMirrorPod(stored)) return { ok: false, name, errors: [`pods "${name}" already exists (from api)`] };
-    if (stored !== undefined) this.store.delete(PODS.name, namespace, name);
+    if (stored !== undefined && !isMirrorPod(stored)) return [`pods "${name}" already exists (from api)`];
+    return undefined;
+  }
+
+  /**
+   * addStaticPod runs a manifest pod the config added (HandlePodAdditions): its mirror pod goes
+   * into the store in place of an earlier one of its name (static-pod-mirrors.ts), then its worker starts.
+   */
+  private addStaticPod(pod: Pod, source: string): void {
+    const namespace = pod.metadata.namespace ?? "default";
+    const name = pod.metadata.name ?? "";
+    if (this.store.get<Pod>(PODS.name, namespace, name) !== undefined) this.store.delete(PODS.name, namespace, name);
     ensureNamespace(this.store, namespace);
-    this.mirrors.create(pod, { file: source.startsWith("file:") ? source.slice("file:".length) : source, watched: options.watched === true });
+    this.mirrors.create(pod, { file: source.startsWith("file:") ? source.slice("file:".length) : source, watched: this.watchedSources.has(source) });
     this.startWorker(pod, source);
-    return { ok: true, pod };
+  }
+
+  /** removeStaticPod deletes a manifest pod its source no longer has (HandlePodRemoves): graceful, with the pod's own grace period. */
+  private removeStaticPod(pod: Pod): void {
+    const worker = this.workers.get(pod.metadata.uid ?? "");
+    if (worker !== undefined) void this.deleteRecord(worker, undefined);
   }
 
   /** startWorker begins running an admitted pod: its worker, its saved status if any, its first sync. */
@@ -622,20 +689,6 @@ export class Agent extends StoreView implements AgentApi {
   manifestRejected(file: string, errors: readonly string[]): void {
     const text = errors.map((e) => e.trim()).join("; ");
     this.events.nodeEvent("Warning", MANIFEST_REJECTED, `Manifest ${file} not applied (what runs from it keeps running): ${text.length > MAX_MANIFEST_ERROR_CHARS ? `${text.slice(0, MAX_MANIFEST_ERROR_CHARS)}…` : text}`);
-  }
-
-  /** removeSource deletes every pod from a source whose UID is not in `keep` (a manifest changed or vanished). */
-  removeSource(source: string, keep: ReadonlySet<string> = new Set()): void {
-    for (const worker of [...this.workers.values()]) {
-      if (worker.record.source === source && !keep.has(worker.record.pod.metadata.uid ?? "")) void this.deleteRecord(worker, undefined);
-    }
-  }
-
-  private findWorker(namespace: string, name: string): PodWorker | undefined {
-    for (const w of this.workers.values()) {
-      if (!w.terminating && w.record.pod.metadata.namespace === namespace && w.record.pod.metadata.name === name) return w;
-    }
-    return undefined;
   }
 
   /**

@@ -10,6 +10,7 @@ import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import type { KubeObject } from "../apiserver/storage/object-store.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 async function stateDir(t: TestContext): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "probelet-api-objects-"));
@@ -19,7 +20,7 @@ async function stateDir(t: TestContext): Promise<string> {
 
 async function restoredAgent(dir: string): Promise<Agent> {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
-  const agent = new Agent({ runtime: new FakeRuntime(clock), stateDir: dir, clock, nodeName: "node-a" });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime: new FakeRuntime(clock), stateDir: dir, clock, nodeName: "node-a" });
   await agent.restore();
   return agent;
 }

@@ -1,14 +1,13 @@
-// What the agent does with the changes of its "api" pod source: the kubelet's
-// HandlePodAdditions, HandlePodUpdates and HandlePodRemoves (pkg/kubelet/kubelet.go) for pods the
-// store (the agent's own API, or the API server through the store bridge) binds to this node.
+// What the agent does with the pod config's updates of its "api" source (pod-config.ts): the
+// kubelet's HandlePodAdditions, HandlePodUpdates, HandlePodRemoves and HandlePodReconcile
+// (pkg/kubelet/kubelet.go) for pods the store (the agent's own API, or the API server through the
+// store bridge) binds to this node.
 import type { Pod } from "../api/types.js";
-import { sameJson } from "../apiserver/resources/canonical-json.js";
 import type { ObjectStore } from "../apiserver/storage/object-store.js";
 import type { StatusManager } from "../status/status-manager.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import type { ConfigObjects } from "../volumes/config-objects.js";
-import type { ApiPodHandlers } from "./store-pod-source.js";
 import { mergeApiConditions } from "./pod-conditions.js";
 import { refreshReadyConditions } from "./pod-status.js";
 import { apiPodsToSave, specOf } from "./pod-store-sync.js";
@@ -41,11 +40,11 @@ export interface ApiPodReconcilerOptions {
   logger: Logger;
 }
 
-/** ApiPodReconciler applies the api pod source's additions, updates and removals to the pod workers. */
-export class ApiPodReconciler implements ApiPodHandlers {
+/** ApiPodReconciler applies the api pod source's additions, updates, removals and reconciles to the pod workers. */
+export class ApiPodReconciler {
   constructor(private readonly o: ApiPodReconcilerOptions) {}
 
-  /** add starts a pod the source added (kubelet HandlePodAdditions). */
+  /** add starts a pod the source added (kubelet HandlePodAdditions); one still terminating under its UID is not started twice. */
   add(stored: Pod): void {
     const uid = stored.metadata.uid ?? "";
     if (this.o.workers.worker(uid) !== undefined) return;
@@ -56,32 +55,40 @@ export class ApiPodReconciler implements ApiPodHandlers {
   }
 
   /**
-   * update applies a change of a running pod (kubelet HandlePodUpdates): a deletion started (or
-   * shortened) terminates it with the deletion's grace period; a spec change (a container image)
-   * is synced, and the sync restarts the containers whose spec hash changed; a new generation is
-   * stamped on the status as its observedGeneration; otherwise the
-   * conditions the kubelet does not own are taken from the API's copy.
+   * update applies a change of a running pod (kubelet HandlePodUpdates, for the config's UPDATE
+   * and DELETE): a deletion started (or shortened) terminates it with the deletion's grace
+   * period; a spec change (a container image) is synced, and the sync restarts the containers
+   * whose spec hash changed; a new generation is stamped on the status as its observedGeneration.
    */
   update(stored: Pod): void {
     const worker = this.o.workers.worker(stored.metadata.uid ?? "");
     if (worker === undefined) return;
-    const { deletionTimestamp, deletionGracePeriodSeconds } = stored.metadata;
-    if (deletionTimestamp !== undefined) {
-      this.o.workers.terminate(worker, deletionGracePeriodSeconds ?? 0, deletionTimestamp);
-      return;
-    }
+    if (this.terminateDeleted(worker, stored)) return;
     const next = specOf(stored);
-    const current = worker.record.pod;
-    // A new generation alone (a spec change the node's copy does not take) is observed too.
-    if (next.metadata.generation === current.metadata.generation && sameJson(next.spec, current.spec) && sameJson(next.metadata.labels, current.metadata.labels) && sameJson(next.metadata.annotations, current.metadata.annotations)) {
-      this.adoptApiConditions(current, stored.status);
-      return;
-    }
     worker.record.pod = next;
     this.o.configObjects.registerPod?.(next);
     this.o.statusManager.setPodStatus(next, this.o.statusManager.getPodStatus(next.metadata.uid ?? "") ?? { phase: "Pending" });
     worker.queueSync();
     void this.save();
+  }
+
+  /**
+   * reconcile takes a change of the API's copy of the status alone (kubelet HandlePodReconcile):
+   * the conditions the kubelet does not own (a readiness gate's) are taken from it and Ready
+   * recomputed. A pod being deleted goes on terminating.
+   */
+  reconcile(stored: Pod): void {
+    const worker = this.o.workers.worker(stored.metadata.uid ?? "");
+    if (worker === undefined || this.terminateDeleted(worker, stored)) return;
+    this.adoptApiConditions(worker.record.pod, stored.status);
+  }
+
+  /** terminateDeleted terminates a pod whose deletion the API's copy shows, with its grace period; tells whether it did. */
+  private terminateDeleted(worker: PodWorker, stored: Pod): boolean {
+    const { deletionTimestamp, deletionGracePeriodSeconds } = stored.metadata;
+    if (deletionTimestamp === undefined) return false;
+    this.o.workers.terminate(worker, deletionGracePeriodSeconds ?? 0, deletionTimestamp);
+    return true;
   }
 
   /** remove handles a pod deleted from the store at once (grace 0): it is killed without grace. */

@@ -12,6 +12,7 @@ import { FakeClock, flushMicrotasks } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { MemoryConfigObjects } from "../volumes/config-objects.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 interface Setup {
   clock: FakeClock;
@@ -26,7 +27,7 @@ async function withAgent(fn: (s: Setup) => Promise<void>): Promise<void> {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
   const objects = new MemoryConfigObjects();
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a", configObjects: objects });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock, nodeName: "node-a", configObjects: objects });
   agent.start();
   try {
     await fn({ clock, runtime, objects, agent, stateDir });
@@ -138,7 +139,7 @@ test("by default the agent reads ConfigMaps from its object store: one created t
   const stateDir = await mkdtemp(join(tmpdir(), "config-sources-store-"));
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock, nodeName: "node-a" });
   agent.start();
   try {
     agent.admit(pod({ containers: [{ name: "app", image: "img", command: ["app"], env: [{ name: "MODE", valueFrom: { configMapKeyRef: { name: "cfg", key: "mode" } } }] }] }), "api");

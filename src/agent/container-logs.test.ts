@@ -12,6 +12,7 @@ import { admitRunning } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { ApiError, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 async function read(agent: Agent, request: Partial<LogRequest> = {}): Promise<string> {
   let text = "";
@@ -32,7 +33,7 @@ async function startWithWeb(t: TestContext): Promise<{ clock: FakeClock; runtime
   t.after(() => rm(stateDir, { recursive: true, force: true }));
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a" });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock, nodeName: "node-a" });
   agent.start();
   t.after(() => agent.close(0));
   await admitRunning(agent, clock, { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "img", command: ["app"] }] } });

@@ -5,10 +5,11 @@ import { test } from "node:test";
 import { ProcessRuntime } from "../runtime/process/process-runtime.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 test("the process runtime's ImageIgnored is one Normal event per pod naming its images, also after a restart", async (t) => {
   const runtime = new ProcessRuntime();
-  const agent = new Agent({ runtime, stateDir: fakeStateDir(), nodeName: "node-a", backoff: { initialMs: 100, maxMs: 100 } });
+  const agent = new Agent({ api: startLocalApiServer(), runtime, stateDir: fakeStateDir(), nodeName: "node-a", backoff: { initialMs: 100, maxMs: 100 } });
   t.after(async () => {
     await agent.close(0);
     await runtime.close();

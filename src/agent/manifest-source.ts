@@ -18,9 +18,16 @@ import type { KubeObject } from "../apiserver/storage/object-store.js";
 import type { AdmitOptions, AdmitResult } from "./agent.js";
 import { collectManifestObject, emptyManifestObjects, type ManifestObjects, type ObjectRef } from "./manifest-objects.js";
 
-/** PodAdmitter is the part of the agent a source needs. */
+/**
+ * PodAdmitter is the part of the agent a source needs: `admit` and `removeSource` hand the
+ * source's pods to the agent's pod config (pod-config.ts), which merges every source into the one
+ * stream of updates the agent runs; a file's pods admitted one by one and the rest removed make
+ * the source's set (config.go podStorage.merge).
+ */
 export interface PodAdmitter {
+  /** admit adds one pod to its source (replacing one of its name there), or says why it is refused. */
   admit(pod: Pod, source: string, options?: AdmitOptions): AdmitResult;
+  /** removeSource takes out of a source every pod whose UID is not in `keep`. */
   removeSource(source: string, keep?: ReadonlySet<string>): void;
   /**
    * putConfigObjects makes the store hold a source's ConfigMaps and Secrets (ManifestConfigObjects.put);

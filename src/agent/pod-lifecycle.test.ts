@@ -11,6 +11,7 @@ import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
 import type { WatchEvent } from "../apiserver/endpoints/host-interface.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 function pod(name: string, containers: Container[], extra: Partial<Pod["spec"]> = {}): Pod {
   return { metadata: { name, namespace: "default" }, spec: { containers, ...extra } };
@@ -207,14 +208,14 @@ test("an agent shutdown does not save the final status of the pods it stops: the
   const stateDir = await mkdtemp(join(tmpdir(), "probelet-lifecycle-"));
   try {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
-    const first = new Agent({ runtime: new FakeRuntime(clock), stateDir, clock });
+    const first = new Agent({ api: startLocalApiServer(clock), runtime: new FakeRuntime(clock), stateDir, clock });
     first.start();
     first.admit(pod("kept", [{ name: "app", image: "img", command: ["app"] }]), "api");
     await tick(clock);
     assert.equal(phase(first, "kept"), "Running");
     await first.close();
     const runtime = new FakeRuntime(clock);
-    const second = new Agent({ runtime, stateDir, clock });
+    const second = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock });
     await second.restore();
     second.start();
     // The restore reads the state directory with real I/O: give it a bounded number of ticks.
@@ -247,7 +248,7 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
   try {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const runtime = new FakeRuntime(clock);
-    const first = new Agent({ runtime, stateDir, clock });
+    const first = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock });
     first.start();
     const sidecar: Container = { name: "proxy", image: "img", command: ["proxy"], restartPolicy: "Always", startupProbe: { exec: { command: ["ok"] }, periodSeconds: 1 } };
     first.admit(pod("with-sidecar", [{ name: "app", image: "img", command: ["app"] }], { initContainers: [sidecar] }), "api");
@@ -256,7 +257,7 @@ test("kubernetes#137146: after an agent restart, a crashed main container of a p
     await first.detach();
     // The sidecar started more than 10 s before the next agent: its probe state survives the restart.
     await clock.advance(60_000);
-    const second = new Agent({ runtime, stateDir, clock });
+    const second = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock });
     await second.restore();
     second.start();
     await tick(clock);

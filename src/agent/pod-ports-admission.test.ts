@@ -9,6 +9,7 @@ import { FakeClock } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 /** SharedNetworkRuntime is the fake runtime answering as the process runtime does without pod networks. */
 class SharedNetworkRuntime extends FakeRuntime {
@@ -28,7 +29,7 @@ const web = (name: string): Pod => pod(name, { ports: [{ name: "http", container
 function start(shared: boolean) {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new SharedNetworkRuntime(clock, shared);
-  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
   agent.start();
   return { clock, runtime, agent };
 }

@@ -13,6 +13,7 @@ import { createLogger } from "../util/logger.js";
 import { MemoryConfigObjects } from "../volumes/config-objects.js";
 import { REDACTED } from "../prober/output-redaction.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 const PASSWORD = "hunter2-very-secret";
 const API_KEY = "ak_live_0123456789";
@@ -26,7 +27,7 @@ test("Secret values an exec probe prints are scrubbed from events, probe history
   objects.putSecret({ metadata: { name: "db", namespace: "default" }, data: { password: Buffer.from(PASSWORD).toString("base64") } });
   objects.putSecret({ metadata: { name: "api", namespace: "default" }, data: { key: Buffer.from(API_KEY).toString("base64"), pin: Buffer.from("42").toString("base64") } });
   const log: string[] = [];
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a", configObjects: objects, logger: createLogger({ level: "debug", write: (line) => log.push(line), now: () => clock.now() }) });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock, nodeName: "node-a", configObjects: objects, logger: createLogger({ level: "debug", write: (line) => log.push(line), now: () => clock.now() }) });
   agent.start();
   t.after(() => agent.close(0));
   runtime.execOutput.set("app", `password=${PASSWORD} quoted="${API_KEY}" pin=42 plain-text`);

@@ -9,11 +9,12 @@ import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 function start(): { clock: FakeClock; runtime: FakeRuntime; agent: Agent } {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FakeRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a", random: () => 0 }); // no requeue jitter: the retry comes at 10 s
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a", random: () => 0 }); // no requeue jitter: the retry comes at 10 s
   agent.start();
   return { clock, runtime, agent };
 }

@@ -11,6 +11,7 @@ import { FakeClock, tick, tickUntil } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 /** FailingRuntime fails sandboxes or container creations with a chosen RuntimeError. */
 class FailingRuntime extends FakeRuntime {
@@ -29,7 +30,7 @@ class FailingRuntime extends FakeRuntime {
 function start(): { clock: FakeClock; runtime: FailingRuntime; agent: Agent } {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const runtime = new FailingRuntime(clock);
-  const agent = new Agent({ runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir: fakeStateDir(), clock, nodeName: "node-a" });
   agent.start();
   return { clock, runtime, agent };
 }

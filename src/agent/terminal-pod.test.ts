@@ -11,6 +11,7 @@ import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
 import { startAgentOnFakes } from "../../test/fakes/fake-agent.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
+import { startLocalApiServer } from "../apiserver/local-api-server.js";
 
 function pod(name: string, restartPolicy: "Always" | "OnFailure" | "Never"): Pod {
   return { metadata: { name, namespace: "default" }, spec: { restartPolicy, containers: [{ name: "app", image: "img", command: ["app"] }] } };
@@ -58,7 +59,7 @@ test("a finished pod restored by the next agent on an empty runtime keeps its fi
   try {
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const firstRuntime = new FakeRuntime(clock);
-    const first = new Agent({ runtime: firstRuntime, stateDir, clock });
+    const first = new Agent({ api: startLocalApiServer(clock), runtime: firstRuntime, stateDir, clock });
     first.start();
     first.admit(pod("job", "Never"), "api");
     await tick(clock);
@@ -69,7 +70,7 @@ test("a finished pod restored by the next agent on an empty runtime keeps its fi
     assert.equal(final.phase, "Failed");
     await first.close();
     const runtime = new FakeRuntime(clock);
-    const second = new Agent({ runtime, stateDir, clock });
+    const second = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock });
     await second.restore();
     second.start();
     await tick(clock);

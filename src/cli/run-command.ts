@@ -47,6 +47,7 @@ import { KUBELET_VERSION } from "../probe/user-agent.js";
 import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
 import { CLIENT_PAIR, loadClientCert, SERVING_PAIR } from "../cluster/tls-bootstrap.js";
 import { ServiceAccountTokens } from "../volumes/service-account-tokens.js";
+import { startLocalApiServer, type LocalApiServer } from "../apiserver/local-api-server.js";
 
 /** DEFAULT_LISTEN is the status API address: loopback, on the kubelet's read-only port. */
 export const DEFAULT_LISTEN = "127.0.0.1:10255";
@@ -195,7 +196,10 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     surviveUncaughtErrors();
     const opened = await openRuntime(runtimeName, values["cri-socket"], stateDir, podCidr, clock, logger);
     const runtime = cluster !== undefined ? withNodePodIP(opened, cluster.nodeIP) : opened;
+    // The composer builds the API server's part (the store and its namespace controller) and hands it to the agent.
+    const api = startLocalApiServer(clock);
     const agent = new Agent({
+      api,
       runtime, stateDir, clock, logger: logger.child("agent"),
       ...(probeHistoryWindowMs !== undefined ? { probeHistoryWindowMs } : {}),
       containerLogs,
@@ -230,7 +234,7 @@ export async function runRunCommand(argv: readonly string[], ctx: CommandContext
     // Where `probelet kubeconfig` finds this agent (kubectl sends tokens over HTTPS only); forgotten once it stops serving.
     await writeAgentUrl(stateDir, server.url, secure?.server.url);
     const fingerprint = credentials.fingerprint ?? secure?.fingerprint;
-    return await runAgent({ values, ctx, runtime, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
+    return await runAgent({ values, ctx, runtime, api, agent, server, secure: secure?.server, socket, manifests, markReady, clock, logger, stateDir, fingerprint, cluster, configClient });
   } finally {
     await configObjects?.close();
     await services?.close();
@@ -245,6 +249,8 @@ interface RunningAgent {
   values: ReturnType<typeof parseRunArgs>["values"];
   ctx: CommandContext;
   runtime: Runtime;
+  /** The store and its controllers, which the agent runs against. */
+  api: LocalApiServer;
   agent: Agent;
   server: StatusServer;
   /** The same API over HTTPS beside a loopback HTTP server (for kubectl), when a certificate could be had. */
@@ -351,6 +357,8 @@ async function runAgent(run: RunningAgent): Promise<number> {
   });
   await dir?.close();
   await node?.close();
+  // The namespace controller stops before the pods do, with the agent's own store watches.
+  run.api.stop();
   if (values["leave-running"]) {
     await agent.detach();
     await server.close();

@@ -22,6 +22,7 @@ import { createPodKit, type PodKit } from "./pod-kit.js";
 import { descendants, freePort, isProcessGroupAlive, sleep } from "./host.js";
 import type { RuntimeFactory } from "./runtime-factory.js";
 import { createdPodUids, describeLeftovers, sweepSandboxes, type LeftoverSandbox } from "./sandbox-cleanup.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 /** NAMESPACE is where every case's pods live (upstream: the framework's "container-probe-…"). */
 export const NAMESPACE = "container-probe";
@@ -86,6 +87,7 @@ export class E2eEnv {
       throw err;
     });
     const agent = new Agent({
+      api: startLocalApiServer(),
       runtime: trackStarts(runtime, (pid) => env.groups.add(pid)),
       stateDir: join(dir, "state"),
       resyncIntervalMs: 1000,

@@ -6,8 +6,7 @@ import { ApiError, type AgentApi, type KubeEvent, type LogRequest, type WatchEve
 import type { Pod } from "../../src/api/types.js";
 import { containerNotRunning, podNotFound, type ExecStatus } from "../../src/apiserver/exec/exec-status.js";
 import type { ExecContainer, PodSandboxTarget } from "../../src/apiserver/exec/handle-exec.js";
-import { newApiStore } from "../../src/apiserver/resources/registry.js";
-import { startNamespaceController } from "../../src/apiserver/rest/namespace-controller.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 import { ObjectStore } from "../../src/apiserver/storage/object-store.js";
 import { collapseRuns, type HistoryQuery, type ProbeHistoryEntry, type ProbeHistoryRange, type ProbeHistorySegment } from "../../src/prober/probe-history.js";
 import type { ProbeType } from "../../src/prober/probe-type.js";
@@ -33,7 +32,8 @@ const key = (...parts: string[]): string => parts.join("/");
 
 /** FakeAgentApi implements AgentApi over a real store; tests drive it with addPod/updatePod/recordEvent/appendLog. */
 export class FakeAgentApi implements AgentApi {
-  readonly store: ObjectStore = newApiStore(new ObjectStore(new FixedNowClock(Date.parse(FAKE_TIME))));
+  /** The store, with its namespace controller running on the system clock. */
+  readonly store: ObjectStore = startLocalApiServer(systemClock, new ObjectStore(new FixedNowClock(Date.parse(FAKE_TIME)))).store;
   readonly nodeName = FAKE_NODE;
   /** Pods created through the API and deletions started through it (grace as stored), read from the store. */
   readonly calls = {
@@ -62,7 +62,6 @@ export class FakeAgentApi implements AgentApi {
   private addingDirectly = false;
 
   constructor() {
-    startNamespaceController(this.store, systemClock);
     this.store.watch<Pod>("pods", {}, (e) => {
       const { namespace = "", name = "", deletionTimestamp, deletionGracePeriodSeconds } = e.object.metadata;
       if (e.type === "ADDED" && !this.addingDirectly) this.calls.createPod.push({ input: e.object, namespace });

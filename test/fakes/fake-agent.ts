@@ -8,6 +8,7 @@ import type { Pod } from "../../src/api/types.js";
 import { Agent, type AgentOptions } from "../../src/agent/agent.js";
 import { FakeClock, flushMicrotasks } from "./fake-clock.js";
 import { FakeRuntime } from "./fake-runtime.js";
+import { startLocalApiServer } from "../../src/apiserver/local-api-server.js";
 
 /** AgentOnFakes is a started agent together with the fakes that drive it. */
 export interface AgentOnFakes {
@@ -40,7 +41,7 @@ export function startAgentOnFakes(options: Pick<AgentOptions, "random" | "fullRe
   const runtime = new FakeRuntime(clock);
   const stateDir = fakeStateDir();
   // No requeue jitter: a held-back pod is synced again when its back-off ends, so tests can time it.
-  const agent = new Agent({ runtime, stateDir, clock, nodeName: "node-a", random: () => 0, ...options });
+  const agent = new Agent({ api: startLocalApiServer(clock), runtime, stateDir, clock, nodeName: "node-a", random: () => 0, ...options });
   agent.start();
   return { clock, runtime, agent, stateDir };
 }
