@@ -1,8 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HostCommandRunner, MemoryEventRecorder, ProbeHistory, ProbeManager, type Pod, type PodStatus } from "./index.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, HostCommandRunner, MemoryEventRecorder, ProbeHistory, ProbeManager, ProcessRuntime, startLocalApiServer, type Pod, type PodStatus } from "./index.js";
 
 test("library: ProbeManager drives readiness from a real HTTP server; subscribers see the probes' verdicts", async (t) => {
   let healthy = true;
@@ -45,4 +48,29 @@ test("library: ProbeManager drives readiness from a real HTTP server; subscriber
   const last = history.list("uid-1").at(-1);
   assert.equal(last?.result, "Failure");
   assert.equal(last?.output, "HTTP probe failed with statuscode: 503");
+});
+
+test("library: an embedder builds an Agent from the package's exports alone (startLocalApiServer, ProcessRuntime) and its pod turns Ready", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), "probelet-library-"));
+  const runtime = new ProcessRuntime();
+  const api = startLocalApiServer();
+  const agent = new Agent({ api, runtime, stateDir: dir, nodeName: "library-node", resyncIntervalMs: 200 });
+  t.after(async () => {
+    await agent.close(0);
+    await runtime.close();
+    api.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  agent.start();
+  const admitted = agent.admit(
+    { metadata: { name: "web", namespace: "default" }, spec: { containers: [{ name: "app", image: "busybox", command: ["sleep", "60"], readinessProbe: { exec: { command: ["true"] }, periodSeconds: 1 } }] } },
+    "api",
+  );
+  assert.equal(admitted.ok, true);
+  let ready: string | undefined;
+  for (let i = 0; i < 100 && ready !== "True"; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    ready = agent.getPod("default", "web").status?.conditions?.find((c) => c.type === "Ready")?.status;
+  }
+  assert.equal(ready, "True", "the pod turns Ready within 10 s");
 });

@@ -47,6 +47,7 @@ export { killGracePeriodSeconds } from "./kuberuntime/grace-period.js";
 
 // The agent, its runtimes and its status API.
 export { Agent, type AgentOptions, type AdmitResult } from "./agent/agent.js";
+export { startLocalApiServer, type LocalApiServer } from "./apiserver/local-api-server.js";
 export { ConfigObjectError, MemoryConfigObjects, type ConfigObjects, type ConfigObjectChange, type ConfigObjectKind } from "./volumes/config-objects.js";
 export { ApiError, type AgentApi, type KubeEvent, type WatchEvent, type LogRequest } from "./apiserver/endpoints/host-interface.js";
 export { RuntimeError, type Runtime, type ContainerInfo, type PodSandboxConfig, type PodSandboxStatus, type ContainerConfig } from "./runtime/runtime.js";
