@@ -88,8 +88,7 @@ export class PodSyncer implements RuntimeHelper {
     // a container found exited is stored terminated, not ready, before it is started again.
     await this.publish(record, groups);
     if (!(await this.setUpVolumes(record))) return this.publish(record, groups);
-    const synced = await this.containerRuntime.syncPod(record, groups, grace);
-    return this.publishAndStopWhenTerminal(record, synced.groups, grace);
+    return this.publishAndStopWhenTerminal(record, await this.containerRuntime.syncPod(record, groups, grace), grace);
   }
 
   /**

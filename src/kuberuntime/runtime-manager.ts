@@ -50,12 +50,6 @@ export interface KubeRuntimeManagerDeps {
   helper: RuntimeHelper;
 }
 
-/** SyncPodResult is the runtime's view after a sync, and whether the sync killed the whole pod. */
-export interface SyncPodResult {
-  groups: Map<string, ContainerInstances>;
-  podKilled: boolean;
-}
-
 /** KubeRuntimeManager reconciles pods' containers with the runtime. */
 export class KubeRuntimeManager {
   /** The pods' sandboxes. */
@@ -91,9 +85,9 @@ export class KubeRuntimeManager {
 
   /**
    * syncPod brings the pod's containers closer to its spec, given the runtime's view the sync
-   * began with (`groups`), and returns the view it leaves.
+   * began with (`groups`), and returns the view it leaves (the caller stores the status from it).
    */
-  async syncPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<SyncPodResult> {
+  async syncPod(record: PodRecord, groups: Map<string, ContainerInstances>, grace: number): Promise<Map<string, ContainerInstances>> {
     if (await this.restartAllContainers(record, groups)) groups = await this.instances(record);
     const actions = this.computeActions(record, groups);
     // kuberuntime_manager.go doBackOff reads the pod status the sync started with: for a container
@@ -108,7 +102,7 @@ export class KubeRuntimeManager {
       // so the pod reads Running while a sidecar still runs.
       await this.d.helper.storeStatus(record, groups);
       await this.killer.killPod(record, groups, grace);
-      return { groups: await this.instances(record), podKilled: true };
+      return this.instances(record);
     }
     const creationsBefore = this.starter.creations;
     const initDone = await this.syncInitContainers(record, groups, backOffBasis);
@@ -118,7 +112,7 @@ export class KubeRuntimeManager {
     if (initDone) await this.syncRegularContainers(record, groups, killedToStart, backOffBasis);
     await this.startEphemeralContainers(record, groups);
     if (this.starter.creations !== creationsBefore) groups = await this.instances(record);
-    return { groups, podKilled: false };
+    return groups;
   }
 
   /** killPod stops every running container of the pod within one grace period (killContainersWithSyncResult). */
