@@ -182,7 +182,8 @@ export class PodSyncer implements RuntimeHelper {
 
   /** storeStatus is publish: kuberuntime stores a status between its steps. */
   storeStatus(record: PodRecord, groups: Map<string, ContainerInstances>, sandboxNotReady?: SandboxNotReadyMessage): Promise<PodStatus> {
-    return sandboxNotReady === undefined ? this.publish(record, groups) : this.publish(record, groups, sandboxNotReady);
+    // An undefined sandboxNotReady takes publish's default: what the record knows.
+    return this.publish(record, groups, sandboxNotReady);
   }
 
   /**
