@@ -35,6 +35,24 @@ test("agent starts a pod: sandbox, Pulling and Pulled (an untagged image default
   await agent.close();
 });
 
+test("startContainer creates the container of the imageRef EnsureImageExists returned (pulled or present), with the spec's image beside it (kubelet generateContainerConfig)", async () => {
+  const { clock, runtime, agent } = startAgentOnFakes();
+  runtime.absentImages.add("pulled:1");
+  const containers = [
+    { name: "pulled", image: "pulled:1", command: ["app"] },
+    { name: "present", image: "present:1", command: ["app"] },
+  ];
+  assert.ok(agent.admit(pod("refs", containers), "api").ok);
+  await tick(clock);
+  assert.deepEqual(runtime.pulls, ["refs pulled:1"]);
+  for (const name of ["pulled", "present"]) {
+    const config = runtime.configs.get(name);
+    assert.equal(config?.image, `${name}:1`);
+    assert.equal(config?.imageRef, `sha256:${name}:1`);
+  }
+  await agent.close();
+});
+
 test("EnsureImageExists: a present image is Pulled 'already present on machine and can be accessed by the pod' before Created, with pull policy IfNotPresent or Never; with Always it is pulled", async () => {
   const { clock, agent } = startAgentOnFakes();
   const containers = [

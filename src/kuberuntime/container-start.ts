@@ -67,7 +67,8 @@ export class ContainerStarter {
   async start(record: PodRecord, spec: Container, previous: ContainerInfo | undefined): Promise<void> {
     const pod = record.pod;
     const target = { pod, containerName: spec.name };
-    if (!(await this.ensureImage(record, spec))) return;
+    const image = await this.ensureImage(record, spec);
+    if (image === undefined) return;
     const attempt = previous ? previous.attempt + 1 : await this.firstAttempt(record, spec);
     // generateContainerConfig: the node's run options (environment, volume mounts, /etc/hosts) first.
     const options = await this.d.helper.generateRunContainerOptions(record, spec);
@@ -93,6 +94,7 @@ export class ContainerStarter {
       name: spec.name,
       attempt,
       image: spec.image ?? "",
+      ...(image.imageRef !== undefined ? { imageRef: image.imageRef } : {}),
       command: options.command,
       args: options.args,
       ...(spec.workingDir ? { workingDir: spec.workingDir } : {}),
@@ -161,17 +163,18 @@ export class ContainerStarter {
    * waiting state (reason cache). Every image failure, ImagePullBackOff included, is an error of
    * the sync (kubelet.go SyncPod returns result.Error()), which the pod workers retry after 10 s
    * with jitter (pod_workers.go completeWork; no back-off expiry is attached to an image error).
-   * Without an image manager (the process runtime) every image is taken as there.
+   * Without an image manager (the process runtime) every image is taken as there, with no
+   * imageRef. Returns the image's ref, or undefined when the container cannot start now.
    */
-  private async ensureImage(record: PodRecord, spec: Container): Promise<boolean> {
-    if (!this.d.images) return true;
+  private async ensureImage(record: PodRecord, spec: Container): Promise<{ imageRef?: string } | undefined> {
+    if (!this.d.images) return {};
     const target = { pod: record.pod, containerName: spec.name };
     const result = await this.d.images.ensureImageExists(target, spec.image ?? "", spec.imagePullPolicy, record.sandboxConfig!);
-    if (result.ok) return true;
+    if (result.ok) return { imageRef: result.imageRef };
     this.d.events.event(target, "Warning", "Failed", `Error: ${result.reason}`);
     record.startErrors.set(spec.name, { reason: result.reason, message: result.message });
     retrySoon(record);
-    return false;
+    return undefined;
   }
 
   /**

@@ -69,7 +69,14 @@ export interface ContainerConfig {
   name: string;
   /** Restart attempt; 0 for the first instance. */
   attempt: number;
+  /** The image as the pod's spec names it (CRI user_specified_image). */
   image: string;
+  /**
+   * The image EnsureImageExists made sure of, as the runtime names it (its ID): the image the CRI
+   * runtime creates the container of (kubelet startContainer hands imageRef to
+   * generateContainerConfig). None for the process runtime, which has no images.
+   */
+  imageRef?: string;
   /** Entrypoint and arguments after `$(VAR)` expansion (the agent expands them). */
   command: string[];
   args: string[];

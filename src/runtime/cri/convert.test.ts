@@ -111,7 +111,7 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
   const config = containerConfig(container, pod);
   assert.deepEqual(config, {
     metadata: { name: "app", attempt: 3 },
-    image: { image: "localhost/probelet/busybox:1" },
+    image: { image: "localhost/probelet/busybox:1", user_specified_image: "localhost/probelet/busybox:1" },
     command: ["sh", "-c"],
     args: ["echo hi"],
     working_dir: "/tmp",
@@ -129,6 +129,11 @@ test("containerConfig copies the config, sets the namespaces from the pod and th
   // resources.limits.memory travels as int64 memory_limit_in_bytes; no limit sends no resources.
   assert.deepEqual(containerConfig({ ...container, memoryLimitBytes: 67108864 }, pod).linux.resources, { memory_limit_in_bytes: "67108864" });
   assert.equal(containerConfig(container, pod).linux.resources, undefined);
+});
+
+test("containerConfig creates the container of the image's ref EnsureImageExists resolved, and names the spec's image as user_specified_image (kubelet generateContainerConfig)", () => {
+  const config = containerConfig({ ...container, imageRef: "sha256:65ccb2c9ae8587a4c5bb917ae6614eb06a876fb33a1865a26b58334179f0232f" }, pod);
+  assert.deepEqual(config.image, { image: "sha256:65ccb2c9ae8587a4c5bb917ae6614eb06a876fb33a1865a26b58334179f0232f", user_specified_image: "localhost/probelet/busybox:1" });
 });
 
 test("containerConfig passes the termination message mount and runAsUser (CRI mounts, run_as_user), and neither when unset", () => {

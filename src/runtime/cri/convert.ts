@@ -77,7 +77,9 @@ export function sandboxConfig(config: PodSandboxConfig, cgroupPrefix: string): C
 export function containerConfig(config: ContainerConfig, sandbox: PodSandboxConfig): CriContainerConfig {
   return {
     metadata: { name: config.name, attempt: config.attempt },
-    image: { image: config.image },
+    // kuberuntime_container.go generateContainerConfig: the runtime creates the container of the
+    // image the kubelet made sure of (its imageRef), and is told the spec's name for it.
+    image: { image: config.imageRef ?? config.image, user_specified_image: config.image },
     command: [...config.command],
     args: [...config.args],
     working_dir: config.workingDir ?? "",

@@ -87,14 +87,18 @@ test("images: ImageStatus and PullImage carry the pod's annotations and the sand
   assert.deepEqual(await images.imageStatus({ image: "localhost/here:1", annotations: { a: "b" } }), { id: "sha256:1", size: 2000000 });
   assert.equal(await images.imageStatus({ image: "localhost/nope:1", annotations: {} }), undefined);
   assert.equal(await images.pullImage({ image: "localhost/nope:1", annotations: { a: "b" } }, { ...pod, annotations: { a: "b" } }), "sha256:2");
-  assert.deepEqual(fake.requests("ImageStatus")[0]?.["image"], { image: "localhost/here:1", annotations: { a: "b" } });
+  // As the kubelet's toRuntimeAPIImageSpec: no user_specified_image (it reads as proto3's empty default).
+  assert.deepEqual(fake.requests("ImageStatus")[0]?.["image"], { image: "localhost/here:1", annotations: { a: "b" }, user_specified_image: "" });
   const pull = fake.requests("PullImage")[0] as { image: unknown; sandbox_config: { metadata: unknown; annotations: unknown } };
-  assert.deepEqual(pull.image, { image: "localhost/nope:1", annotations: { a: "b" } });
+  assert.deepEqual(pull.image, { image: "localhost/nope:1", annotations: { a: "b" }, user_specified_image: "" });
   assert.deepEqual(pull.sandbox_config.metadata, { name: "web", uid: "uid-1", namespace: "default", attempt: 0 });
   assert.deepEqual(pull.sandbox_config.annotations, { a: "b" });
-  // The kubelet's CreateContainer does not look at the image: EnsureImageExists did.
-  await runtime.createContainer("sb", { ...app, image: "localhost/nope:1" }, pod);
+  // The kubelet's CreateContainer does not look at the image: EnsureImageExists did, and its
+  // imageRef is the image the container is created of.
+  await runtime.createContainer("sb", { ...app, image: "localhost/nope:1", imageRef: "sha256:2" }, pod);
   assert.equal(fake.requests("ImageStatus").length, 2);
+  const created = fake.requests("CreateContainer")[0] as { config: { image: unknown } };
+  assert.deepEqual(created.config.image, { image: "sha256:2", annotations: {}, user_specified_image: "localhost/nope:1" });
 });
 
 test("a failed PullImage is worded as the kubelet's CRI client words it: UNKNOWN as its message, other codes as grpc-go's 'rpc error: code = … desc = …'", async (t) => {

@@ -54,7 +54,8 @@ export interface CriSandboxConfig {
 /** CriContainerConfig is CRI's ContainerConfig (the fields probelet sets). */
 export interface CriContainerConfig {
   metadata: { name: string; attempt: number };
-  image: { image: string };
+  /** The image EnsureImageExists resolved (its ID), and the image the pod's spec names. */
+  image: { image: string; user_specified_image: string };
   command: string[];
   args: string[];
   working_dir: string;
