@@ -25,6 +25,7 @@ import { IN_BACKGROUND, systemClock, type Clock } from "../util/clock.js";
 import { silentLogger, type Logger } from "../util/logger.js";
 import { ApiError, type AgentApi, type LogRequest } from "../apiserver/endpoints/host-interface.js";
 import { API_SOURCE, watchApiPods } from "./store-pod-source.js";
+import { SourcesReady } from "./sources-ready.js";
 import { PodConfig, type PodUpdate } from "./pod-config.js";
 import { isMirrorPod, staticPodUid } from "../api/mirror-pod.js";
 import { StaticPodMirrors } from "./static-pod-mirrors.js";
@@ -155,6 +156,12 @@ export class Agent extends StoreView implements AgentApi {
   private readonly mirrors: StaticPodMirrors;
   readonly nodeName: string;
   readonly proberMetrics = new ProberMetrics();
+  /**
+   * The pod sources the agent waits for before it cleans up what pods it does not know left
+   * (kubelet SourcesReady): the composer adds the API server's in cluster mode and marks it seen
+   * after the first list. None added: ready from the start.
+   */
+  readonly sourcesReady = new SourcesReady();
   /** The last probes of every worker (beyond the kubelet: `describe` and `explain` show them). */
   private readonly history: ProbeHistory;
   private readonly historyFiles: ProbeHistoryFiles;
@@ -182,6 +189,8 @@ export class Agent extends StoreView implements AgentApi {
   private logRotation: Promise<void> | undefined;
   /** The container garbage collection in progress, if any. */
   private gcRun: Promise<void> | undefined;
+  /** The orphaned sandboxes were cleaned up once every source was ready (or it is under way). */
+  private orphansCleaned = false;
   /** Root of the pods' log directories: `<logRoot>/<namespace>_<name>_<uid>/<container>/<attempt>.log`. */
   private readonly logRoot: string;
   /** The owner label value of what this agent creates in the runtime (agent-id.ts). */
@@ -389,8 +398,9 @@ export class Agent extends StoreView implements AgentApi {
 
   /**
    * cleanupOrphans stops and removes sandboxes this agent labelled for pods it no longer has
-   * (kubelet HandlePodCleanups). Call once the pod sources have been loaded. Another agent's
-   * sandboxes in a shared runtime are left alone.
+   * (kubelet HandlePodCleanups). The agent runs it once every pod source is ready
+   * (sourcesReady); a caller may run it again. Another agent's sandboxes in a shared runtime are
+   * left alone.
    */
   async cleanupOrphans(): Promise<void> {
     for (const sandbox of await this.runtime.listPodSandboxes()) {
@@ -437,11 +447,21 @@ export class Agent extends StoreView implements AgentApi {
           const { pod, startTime } = worker.record;
           if (pod.spec.activeDeadlineSeconds !== undefined && !worker.finished && pastActiveDeadline(pod, startTime, now) && !isPodPhaseTerminal(this.statusManager.getPodStatus(pod.metadata.uid ?? "")?.phase)) worker.queueSync();
         }
+        // kubelet HandlePodCleanups runs only once every source is ready (sources.go AllReady): then
+        // the sandboxes of pods no source has are removed. Once here; container GC collects what
+        // pods leave later.
+        if (!this.orphansCleaned && this.sourcesReady.allReady()) {
+          this.orphansCleaned = true;
+          void this.cleanupOrphans().catch((err: unknown) => {
+            this.orphansCleaned = false;
+            this.logger.warn("Cleaning up orphaned pod sandboxes failed", { err: err instanceof Error ? err.message : String(err) });
+          });
+        }
         // Off the loop (it does file I/O): relists go on meanwhile; one collection at a time.
         if (now - lastGc >= gcEvery && this.gcRun === undefined) {
           lastGc = now;
           this.gcRun = this.collectGarbage()
-            .then(() => this.volumes.removeOrphans((uid) => this.workers.has(uid)))
+            .then(() => this.volumes.removeOrphans((uid) => this.podKnown(uid)))
             .then(() => undefined, (err: unknown) => this.logger.warn("Container garbage collection failed", { err: err instanceof Error ? err.message : String(err) }))
             .finally(() => (this.gcRun = undefined));
         }
@@ -462,7 +482,18 @@ export class Agent extends StoreView implements AgentApi {
    * the agent no longer has. The resync loop runs it every containerGcIntervalMs.
    */
   collectGarbage(): Promise<GcReport> {
-    return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.workers.has(uid), logger: this.logger.child("gc") });
+    return collectContainerGarbage({ runtime: this.runtime, logRoot: this.logRoot, agentId: this.agentId, isPodKnown: (uid) => this.podKnown(uid), logger: this.logger.child("gc") });
+  }
+
+  /**
+   * podKnown tells the collectors whether a pod's leftovers must stay: the agent has the pod, or
+   * a source has not listed its pods yet, so the pod may still be one of them (kubelet
+   * podWorkers.ShouldPodContentBeRemoved is false for an unknown pod until the first
+   * SyncKnownPods, which HandlePodCleanups makes once the sources are ready; kuberuntime_gc.go
+   * evicts a deleted pod's containers, sandboxes and logs only when allSourcesReady).
+   */
+  private podKnown(uid: string): boolean {
+    return this.workers.has(uid) || !this.sourcesReady.allReady();
   }
 
   /**

@@ -42,6 +42,7 @@ import { withNodePodIP } from "../cluster/host-network-runtime.js";
 import { defaultPodCidr, parsePodCidr, podBridgeName } from "../runtime/process/pod-cidr.js";
 import { loadKubeconfig, type ClusterCredentials } from "../cluster/kubeconfig.js";
 import { DEFAULT_KUBELET_PORT } from "../cluster/kubelet-server.js";
+import { API_SERVER_SOURCE } from "../cluster/store-bridge.js";
 import { PROCESS_RUNTIME_TAINT } from "../cluster/node-object.js";
 import { KUBELET_VERSION } from "../probe/user-agent.js";
 import { CertificateStore, type StoredCertificate } from "../cluster/certificate-store.js";
@@ -336,11 +337,12 @@ async function runAgent(run: RunningAgent): Promise<number> {
     for (const e of r.errors) ctx.stderr(`error: ${e}\n`);
   });
   await dir?.start();
+  // The manifests and the directory were read above. The API server's pods may take a while (or
+  // the server may be away): until its first list the agent cleans up nothing of pods it does not
+  // know (kubelet SourcesReady), and running pods are never killed for that.
+  if (run.cluster !== undefined) agent.sourcesReady.add(API_SERVER_SOURCE);
   const node = run.cluster === undefined ? undefined : await startClusterNode(run, run.cluster);
-  // Orphans are only known once every source listed its pods: the API server's pods may take a
-  // while (or the server may be away), and running pods are never killed for that.
-  if (node === undefined) await agent.cleanupOrphans();
-  else void node.podsSynced.then(() => agent.cleanupOrphans());
+  void node?.podsSynced.then(() => agent.sourcesReady.seen(API_SERVER_SOURCE));
   agent.start();
   run.markReady();
   const tls = run.fingerprint === undefined ? "" : ` (TLS certificate SHA-256 ${run.fingerprint})`;
