@@ -10,7 +10,7 @@ import { startLocalApiServer } from "../apiserver/local-api-server.js";
 import { agentIdFor, LABEL_AGENT } from "../kuberuntime/agent-id.js";
 import { LABEL_POD_UID } from "../kuberuntime/labels.js";
 import { fakeStateDir } from "../../test/fakes/fake-agent.js";
-import { FakeClock, tick } from "../../test/fakes/fake-clock.js";
+import { FakeClock, tick, tickUntil } from "../../test/fakes/fake-clock.js";
 import { FakeRuntime } from "../../test/fakes/fake-runtime.js";
 import { Agent } from "./agent.js";
 
@@ -37,7 +37,8 @@ test("a pod no source has yet keeps its sandbox, dead container and logs while a
     assert.equal(runtime.containers.has(container), true, "so does its dead container (GC keeps it as a known pod's)");
     assert.equal(existsSync(logDirectory), true, "and its log directory");
     agent.sourcesReady.seen("api");
-    for (let i = 0; i < 3; i++) await tick(clock, 2000);
+    // The GC removes the directory with real file I/O: waited for in real time too (bounded).
+    await tickUntil(clock, () => !runtime.sandboxes.has(sandbox) && !existsSync(logDirectory), { maxTicks: 3, ms: 2000 });
     assert.equal(runtime.sandboxes.has(sandbox), false, "the orphaned sandbox is removed once every source is ready");
     assert.equal(runtime.containers.has(container), false);
     assert.equal(existsSync(logDirectory), false, "the GC removes the log directory of the pod no source has");

@@ -132,9 +132,13 @@ export class FakeRuntime implements Runtime {
     if (!sb) throw new RuntimeError("NotFound", `sandbox ${id} not found`);
     return { ...sb };
   }
-  async listPodSandboxes(_filter?: SandboxFilter): Promise<PodSandboxStatus[]> {
+  /** listPodSandboxes honours the filter as the real runtimes do: the state, and every label given. */
+  async listPodSandboxes(filter: SandboxFilter = {}): Promise<PodSandboxStatus[]> {
     this.guard();
-    return [...this.sandboxes.values()].map((s) => ({ ...s }));
+    const labels = Object.entries(filter.labels ?? {});
+    return [...this.sandboxes.values()]
+      .filter((s) => (filter.state === undefined || s.state === filter.state) && labels.every(([key, value]) => s.labels[key] === value))
+      .map((s) => ({ ...s }));
   }
   async createContainer(sandboxId: string, config: ContainerConfig, sandbox: PodSandboxConfig): Promise<string> {
     this.guard();
