@@ -450,7 +450,9 @@ export class Agent extends StoreView implements AgentApi {
         // kubelet HandlePodCleanups runs only once every source is ready (sources.go AllReady): then
         // the sandboxes of pods no source has are removed. Once here; container GC collects what
         // pods leave later.
-        if (!this.orphansCleaned && this.sourcesReady.allReady()) {
+        if (!this.sourcesReady.allReady()) {
+          this.logger.debug("SyncLoop (housekeeping, skipped): sources aren't ready yet", { waitingFor: this.sourcesReady.pending() });
+        } else if (!this.orphansCleaned) {
           this.orphansCleaned = true;
           void this.cleanupOrphans().catch((err: unknown) => {
             this.orphansCleaned = false;
